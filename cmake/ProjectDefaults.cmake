@@ -1,0 +1,13 @@
+# Settings every project target gets: warnings as errors, sanitizers when asked.
+# Third-party headers come in as SYSTEM so their warnings are not ours.
+if(GPUPOOL_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+function(gpupool_defaults target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Werror
+    -Wshadow -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Woverloaded-virtual
+    -Wnull-dereference -Wimplicit-fallthrough)
+  target_include_directories(${target} SYSTEM PRIVATE ${RAPIDJSON_INCLUDE_DIR})
+endfunction()

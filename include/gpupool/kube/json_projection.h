@@ -1,0 +1,63 @@
+// Decoding only the fields a caller needs, with RapidJSON's SAX reader, so a
+// large object or list never becomes a whole DOM in memory.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpupool::kube {
+
+// The pod fields controllers read: what the pod store keeps per pod.
+struct PodProjection {
+  struct Container {
+    std::string name;
+    std::map<std::string, std::string> requests;  // resource name -> quantity text
+    std::map<std::string, std::string> limits;
+  };
+  struct Owner {
+    std::string kind;
+    std::string name;
+    std::string uid;
+    bool controller = false;
+  };
+  std::string ns;
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+  std::string node_name;  // spec.nodeName
+  std::string phase;      // status.phase
+  std::optional<int32_t> priority;  // spec.priority
+  std::vector<Owner> owners;        // metadata.ownerReferences
+  std::vector<Container> containers;       // spec.containers
+  std::vector<Container> init_containers;  // spec.initContainers
+  bool deleting = false;                   // metadata.deletionTimestamp set
+};
+
+// Decodes one pod object. Throws DecodeError on malformed JSON.
+PodProjection project_pod(std::string_view pod_json);
+
+// Metadata of a list response: read without decoding its items.
+struct ListMeta {
+  std::string resource_version;
+  std::string continue_token;
+  std::optional<int64_t> remaining_item_count;
+};
+
+// Reads a list (PodList, NodeList, ...) in one SAX pass: `on_item` gets the
+// raw JSON of each element of "items" (valid during the call) and the list's
+// metadata is returned. Memory stays at one item.
+ListMeta scan_list(std::string_view list_json, const std::function<void(std::string_view item_json)>& on_item);
+
+// Reads a list of pods from a file in one streaming SAX pass, projecting every
+// item; the file is never held in memory. For benchmarks and offline tools.
+ListMeta project_pod_list_file(const std::string& path, const std::function<void(PodProjection&&)>& on_pod);
+
+// Projects every pod of an in-memory PodList in one SAX pass.
+ListMeta project_pod_list(std::string_view list_json, const std::function<void(PodProjection&&)>& on_pod);
+
+}  // namespace gpupool::kube
