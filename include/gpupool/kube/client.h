@@ -65,6 +65,7 @@ struct DeleteOptions {
 // Why a resumable watch returned.
 enum class WatchEnd {
   Stopped,  // the handler returned false or the stop token fired
+  Closed,   // watch_once only: the server ended the stream; watch again from last_resource_version
   Gone,     // 410: the resourceVersion is too old; relist, then watch from the new one
 };
 

@@ -36,6 +36,8 @@ struct HttpResponse {
 struct StreamHandler {
   std::function<bool(int status, const std::map<std::string, std::string>& headers)> on_headers;
   std::function<bool(std::string_view chunk)> on_data;
+  // Polled about once a second while the stream is idle; true aborts it.
+  std::function<bool()> cancelled;
 };
 
 class HttpTransport {

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# README command 2: install, build with sanitizers, run every test.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root"
+
+tools/dev/setup.sh
+GPUPOOL_CONTROLPLANE_BIN=$(tools/controlplane/build.sh --bin-dir)
+export GPUPOOL_CONTROLPLANE_BIN
+
+build=${GPUPOOL_TEST_BUILD_DIR:-build/test}
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUPOOL_SANITIZE=ON >/dev/null
+ninja -C "$build"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@"
