@@ -138,6 +138,8 @@ HttpResponse Client::request(std::string method, const std::string& path_and_que
       std::this_thread::sleep_for(wait);
       continue;
     }
+    stats_.connections_opened += static_cast<uint64_t>(resp.new_connections);
+    if (resp.http_major == 2) stats_.http2_responses++;
     if (resp.status == 401 && !reauthenticated && config_.credentials) {
       // The credential may have rotated or expired: fetch a fresh one once.
       config_.credentials->invalidate();

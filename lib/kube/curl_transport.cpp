@@ -285,6 +285,11 @@ class CurlTransport final : public HttpTransport {
     long status = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
     t.response.status = static_cast<int>(status);
+    long version = 0, connects = 0;
+    curl_easy_getinfo(h, CURLINFO_HTTP_VERSION, &version);
+    curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &connects);
+    t.response.http_major = version == CURL_HTTP_VERSION_2_0 ? 2 : version == CURL_HTTP_VERSION_3 ? 3 : 1;
+    t.response.new_connections = connects;
     // Drop per-request pointers before the handle goes back to the pool.
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, nullptr);
     curl_easy_setopt(h, CURLOPT_CONNECT_TO, nullptr);

@@ -243,6 +243,13 @@ TEST_F(KubeClientTest, DiscoveryResolvesCoreGroupsAndCrds) {
   EXPECT_NE(std::find(widget.subresources.begin(), widget.subresources.end(), "status"), widget.subresources.end());
 }
 
+TEST_F(KubeClientTest, ReusesConnectionsOverHttp2) {
+  Client c = admin();
+  for (int i = 0; i < 20; ++i) c.get({core::namespaces(), "", ns(), ""});
+  EXPECT_LE(c.stats().connections_opened.load(), 2u) << "20 sequential requests should share a connection";
+  EXPECT_EQ(c.stats().http2_responses.load(), 20u) << "kube-apiserver offers HTTP/2 over TLS";
+}
+
 TEST_F(KubeClientTest, ForbiddenWithoutRbac) {
   Client alice(test::rest_config(cluster(), cluster().token_for("alice")));
   try {

@@ -79,6 +79,8 @@ struct ClientStats {
   std::atomic<uint64_t> requests{0};
   std::atomic<uint64_t> retries{0};
   std::atomic<uint64_t> watch_reconnects{0};
+  std::atomic<uint64_t> connections_opened{0};  // by non-watch requests
+  std::atomic<uint64_t> http2_responses{0};
 };
 
 class Client {

@@ -29,6 +29,8 @@ struct HttpResponse {
   int status = 0;
   std::map<std::string, std::string> headers;  // names lower-cased
   std::string body;
+  int http_major = 1;         // 2 when HTTP/2 was negotiated
+  long new_connections = 0;   // connections this request had to open (0 when one was reused)
 };
 
 // Streaming callbacks: return false to stop the transfer (it then ends with a
