@@ -56,11 +56,16 @@ struct RestConfig {
   int max_retries = 5;  // for idempotent requests, connection errors, 429 and 5xx
   std::string user_agent = "gpupool-operator/0.1";
   std::string source;  // where this came from, for messages: "kubeconfig /x (context y)", "in-cluster"
+  // The namespace the configuration points at: the context's namespace, or the
+  // service account's namespace in a cluster; "default" when neither says.
+  std::string default_namespace = "default";
 };
 
 struct KubeconfigOptions {
   std::optional<std::string> path;     // --kubeconfig; overrides $KUBECONFIG
   std::optional<std::string> context;  // --context; default: current-context
+  // Where load_default looks for the in-cluster service account (tests only).
+  std::string service_account_dir = "/var/run/secrets/kubernetes.io/serviceaccount";
 };
 
 // Reads the kubeconfig: `path` if given, else every file in $KUBECONFIG merged

@@ -1,0 +1,34 @@
+// Runs a program to completion without a shell and captures its output
+// (private to lib/kube; used for exec credential plugins).
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace gpupool::kube::detail {
+
+struct ProcessResult {
+  bool started = false;
+  std::string start_error;  // why it could not be started (strerror text)
+  bool timed_out = false;   // killed (with its process group) at the deadline
+  bool exited = false;      // exited normally with exit_code
+  int exit_code = 0;
+  int signal = 0;           // the terminating signal when it did not exit
+  std::string out;          // stdout, at most max_output bytes
+  std::string err;          // stderr, at most max_output bytes
+  bool out_truncated = false;
+};
+
+// Starts `program` (a path: no $PATH search) with `argv` (argv[0] included)
+// and exactly the environment `env` ("NAME=value"). stdin is /dev/null. The
+// child gets its own process group so a timeout can kill what it started.
+ProcessResult run_process(const std::string& program, const std::vector<std::string>& argv,
+                          const std::vector<std::string>& env, std::chrono::milliseconds timeout,
+                          std::size_t max_output);
+
+// The first executable file named `name` in the directories of `path_list`
+// ($PATH syntax); empty when there is none. Relative directories are skipped.
+std::string find_in_path(const std::string& name, const std::string& path_list);
+
+}  // namespace gpupool::kube::detail
