@@ -18,12 +18,14 @@ struct PodProjection {
     std::string name;
     std::map<std::string, std::string> requests;  // resource name -> quantity text
     std::map<std::string, std::string> limits;
+    bool operator==(const Container&) const = default;
   };
   struct Owner {
     std::string kind;
     std::string name;
     std::string uid;
     bool controller = false;
+    bool operator==(const Owner&) const = default;
   };
   std::string ns;
   std::string name;
@@ -36,9 +38,12 @@ struct PodProjection {
   std::vector<Container> containers;       // spec.containers
   std::vector<Container> init_containers;  // spec.initContainers
   bool deleting = false;                   // metadata.deletionTimestamp set
+  bool operator==(const PodProjection&) const = default;
 };
 
-// Decodes one pod object. Throws DecodeError on malformed JSON.
+// Decodes one pod object. Throws DecodeError on malformed JSON, or when a field
+// read here has the wrong type (null counts as absent). Other fields are
+// skipped whatever they hold.
 PodProjection project_pod(std::string_view pod_json);
 
 // Metadata of a list response: read without decoding its items.
@@ -46,18 +51,23 @@ struct ListMeta {
   std::string resource_version;
   std::string continue_token;
   std::optional<int64_t> remaining_item_count;
+  bool operator==(const ListMeta&) const = default;
 };
 
 // Reads a list (PodList, NodeList, ...) in one SAX pass: `on_item` gets the
 // raw JSON of each element of "items" (valid during the call) and the list's
-// metadata is returned. Memory stays at one item.
+// metadata is returned. Memory stays at one item. Items must be objects;
+// "items": null reads as no items. Throws DecodeError on malformed JSON.
 ListMeta scan_list(std::string_view list_json, const std::function<void(std::string_view item_json)>& on_item);
 
 // Reads a list of pods from a file in one streaming SAX pass, projecting every
-// item; the file is never held in memory. For benchmarks and offline tools.
+// item; the file is never held in memory (a fixed read buffer). For
+// benchmarks and offline tools. Throws std::system_error when the file cannot
+// be opened or read, DecodeError when it is malformed.
 ListMeta project_pod_list_file(const std::string& path, const std::function<void(PodProjection&&)>& on_pod);
 
-// Projects every pod of an in-memory PodList in one SAX pass.
+// Projects every pod of an in-memory PodList in one SAX pass (no DOM, no
+// second parse per item); `on_pod` gets each pod as soon as it is complete.
 ListMeta project_pod_list(std::string_view list_json, const std::function<void(PodProjection&&)>& on_pod);
 
 }  // namespace gpupool::kube

@@ -1,0 +1,77 @@
+#include "gpupool/kube/json_projection.h"
+
+#include <rapidjson/filereadstream.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+#include <system_error>
+#include <vector>
+
+#include "gpupool/kube/errors.h"
+#include "projection_handler.h"
+#include "sax_support.h"
+
+namespace gpupool::kube {
+
+namespace {
+
+using MemoryHandler = detail::ProjectionHandler<rapidjson::MemoryStream>;
+using FileHandler = detail::ProjectionHandler<rapidjson::FileReadStream>;
+
+// Read size of the file variant: memory use does not depend on the file's size.
+constexpr std::size_t kFileBufferBytes = 256 * 1024;
+
+template <typename Stream>
+void parse(Stream& in, detail::ProjectionHandler<Stream>& handler, std::string_view what) {
+  rapidjson::Reader reader;
+  rapidjson::ParseResult result = reader.Parse<detail::kSaxParseFlags>(in, handler);
+  if (result.IsError()) throw DecodeError(detail::describe_parse_error(what, result, handler.error()));
+}
+
+}  // namespace
+
+PodProjection project_pod(std::string_view pod_json) {
+  rapidjson::MemoryStream in(pod_json.data(), pod_json.size());
+  MemoryHandler handler(MemoryHandler::Mode::Pod, in);
+  parse(in, handler, "decoding a pod");
+  return std::move(handler.pod());
+}
+
+ListMeta scan_list(std::string_view list_json, const std::function<void(std::string_view item_json)>& on_item) {
+  rapidjson::MemoryStream in(list_json.data(), list_json.size());
+  MemoryHandler handler(MemoryHandler::Mode::RawList, in);
+  handler.on_raw_item = on_item;
+  handler.raw_base = list_json.data();
+  parse(in, handler, "decoding a list");
+  return std::move(handler.list_meta());
+}
+
+ListMeta project_pod_list(std::string_view list_json, const std::function<void(PodProjection&&)>& on_pod) {
+  rapidjson::MemoryStream in(list_json.data(), list_json.size());
+  MemoryHandler handler(MemoryHandler::Mode::PodList, in);
+  handler.on_pod = on_pod;
+  parse(in, handler, "decoding a pod list");
+  return std::move(handler.list_meta());
+}
+
+ListMeta project_pod_list_file(const std::string& path, const std::function<void(PodProjection&&)>& on_pod) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) throw std::system_error(errno, std::generic_category(), "cannot open " + path);
+  std::vector<char> buffer(kFileBufferBytes);
+  rapidjson::FileReadStream in(file.get(), buffer.data(), buffer.size());
+  FileHandler handler(FileHandler::Mode::PodList, in);
+  handler.on_pod = on_pod;
+  try {
+    parse(in, handler, "decoding the pod list in " + path);
+  } catch (const DecodeError&) {
+    // FileReadStream reports a read error as the end of the file: say which it was.
+    if (std::ferror(file.get())) throw std::system_error(EIO, std::generic_category(), "cannot read " + path);
+    throw;
+  }
+  return std::move(handler.list_meta());
+}
+
+}  // namespace gpupool::kube

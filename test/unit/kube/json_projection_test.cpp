@@ -1,0 +1,328 @@
+// SAX projections: the wanted pod fields and nothing that merely looks like
+// them, list metadata and raw items, and DecodeError on malformed input.
+#include "gpupool/kube/json_projection.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <system_error>
+#include <unistd.h>
+#include <vector>
+
+#include "gpupool/kube/errors.h"
+
+namespace gpupool::kube {
+namespace {
+
+// A Deployment pod as the apiserver serves it, with decoys: annotation and
+// label keys named like wanted fields, managedFields mentioning every field,
+// env/ports/volumes/containerStatuses entries with "name", a nested
+// "metadata"/"spec" inside spec, and status before spec.
+const std::string kPod = R"({
+  "kind": "Pod",
+  "apiVersion": "v1",
+  "metadata": {
+    "name": "trainer-7d9f8b6c5-x2k4q",
+    "generateName": "trainer-7d9f8b6c5-",
+    "namespace": "ml-team",
+    "uid": "0b3c1d2e-5f60-4a7b-8c9d-0e1f2a3b4c5d",
+    "resourceVersion": "884213",
+    "creationTimestamp": "2024-05-01T09:59:12Z",
+    "labels": {"app": "trainer", "name": "decoy-label", "pod-template-hash": "7d9f8b6c5"},
+    "annotations": {
+      "name": "decoy-annotation",
+      "kubectl.kubernetes.io/last-applied-configuration": "{\"metadata\":{\"name\":\"decoy\",\"namespace\":\"decoy\"},\"spec\":{\"nodeName\":\"decoy\"}}"
+    },
+    "ownerReferences": [
+      {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "trainer-7d9f8b6c5",
+       "uid": "9a8b7c6d-0000-4000-8000-000000000001", "controller": true, "blockOwnerDeletion": true},
+      {"uid": "9a8b7c6d-0000-4000-8000-000000000002", "name": "quota-holder", "kind": "GpuPool",
+       "apiVersion": "gpupool.example.com/v1alpha1", "controller": false}
+    ],
+    "managedFields": [
+      {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "v1",
+       "time": "2024-05-01T09:59:12Z", "fieldsType": "FieldsV1",
+       "fieldsV1": {"f:metadata": {"f:generateName": {}, "f:labels": {".": {}, "f:app": {}}},
+                    "f:spec": {"f:containers": {"k:{\"name\":\"main\"}": {".": {}, "f:name": {}, "f:resources": {"f:limits": {}}}}}}},
+      {"manager": "kubelet", "operation": "Update", "subresource": "status", "fieldsV1": {"f:status": {"f:phase": {}}},
+       "metadata": {"name": "decoy-mf"}, "name": "decoy-mf", "phase": "decoy"}
+    ]
+  },
+  "status": {
+    "phase": "Running",
+    "conditions": [{"type": "Ready", "status": "True", "lastProbeTime": null}],
+    "hostIP": "10.0.1.4",
+    "podIP": "10.244.3.17",
+    "containerStatuses": [{"name": "decoy-status", "ready": true, "restartCount": 0, "image": "x",
+                           "state": {"running": {"startedAt": "2024-05-01T10:00:01Z"}}}],
+    "qosClass": "Burstable"
+  },
+  "spec": {
+    "volumes": [{"name": "kube-api-access-abcde", "projected": {"sources": [{"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}]}}],
+    "template": {"metadata": {"name": "decoy-template", "namespace": "decoy", "uid": "decoy", "resourceVersion": "1"},
+                 "spec": {"nodeName": "decoy-node", "priority": 1, "containers": [{"name": "decoy-container"}]}},
+    "initContainers": [
+      {"name": "fetch-dataset", "image": "busybox", "command": ["sh", "-c", "echo {\"name\":\"x\"}"],
+       "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}
+    ],
+    "containers": [
+      {"resources": {"limits": {"nvidia.com/gpu": "2", "memory": "32Gi"},
+                     "requests": {"cpu": 4, "memory": "16Gi", "nvidia.com/gpu": "2", "ephemeral-storage": 1.5e9},
+                     "claims": [{"name": "decoy-claim"}]},
+       "name": "main",
+       "image": "nvcr.io/nvidia/pytorch:24.01-py3",
+       "env": [{"name": "NCCL_DEBUG", "value": "INFO"}, {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
+       "ports": [{"name": "metrics", "containerPort": 9400, "protocol": "TCP"}],
+       "volumeMounts": [{"name": "kube-api-access-abcde", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": true}]},
+      {"name": "sidecar", "image": "envoy", "resources": {}}
+    ],
+    "nodeName": "gpu-node-12",
+    "priority": 1000000,
+    "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+    "serviceAccountName": "default"
+  }
+})";
+
+PodProjection expected_pod() {
+  PodProjection p;
+  p.ns = "ml-team";
+  p.name = "trainer-7d9f8b6c5-x2k4q";
+  p.uid = "0b3c1d2e-5f60-4a7b-8c9d-0e1f2a3b4c5d";
+  p.resource_version = "884213";
+  p.node_name = "gpu-node-12";
+  p.phase = "Running";
+  p.priority = 1000000;
+  p.owners = {{"ReplicaSet", "trainer-7d9f8b6c5", "9a8b7c6d-0000-4000-8000-000000000001", true},
+              {"GpuPool", "quota-holder", "9a8b7c6d-0000-4000-8000-000000000002", false}};
+  p.containers = {
+      {"main",
+       {{"cpu", "4"}, {"memory", "16Gi"}, {"nvidia.com/gpu", "2"}, {"ephemeral-storage", "1.5e9"}},
+       {{"nvidia.com/gpu", "2"}, {"memory", "32Gi"}}},
+      {"sidecar", {}, {}},
+  };
+  p.init_containers = {{"fetch-dataset", {{"cpu", "100m"}, {"memory", "64Mi"}}, {}}};
+  p.deleting = false;
+  return p;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const DecodeError& e) {
+    return e.what();
+  }
+  return "<no DecodeError>";
+}
+
+TEST(ProjectPod, ReadsTheWantedFieldsAndIgnoresLookalikes) {
+  PodProjection p = project_pod(kPod);
+  EXPECT_EQ(p, expected_pod());
+  // Spelled out for the fields a decoy would most likely corrupt.
+  EXPECT_EQ(p.name, "trainer-7d9f8b6c5-x2k4q");
+  EXPECT_EQ(p.node_name, "gpu-node-12");
+  ASSERT_EQ(p.containers.size(), 2u);
+  EXPECT_EQ(p.containers[0].name, "main");
+  EXPECT_EQ(p.containers[0].requests.at("ephemeral-storage"), "1.5e9");  // a number keeps its text
+}
+
+TEST(ProjectPod, DeletionTimestampMarksDeleting) {
+  EXPECT_TRUE(project_pod(R"({"metadata":{"deletionTimestamp":"2024-05-01T10:00:00Z","name":"a"}})").deleting);
+  EXPECT_FALSE(project_pod(R"({"metadata":{"deletionTimestamp":null,"name":"a"}})").deleting);
+  EXPECT_FALSE(project_pod(R"({"metadata":{"name":"a","annotations":{"deletionTimestamp":"x"}}})").deleting);
+}
+
+TEST(ProjectPod, AbsentAndNullFieldsStayEmpty) {
+  PodProjection p = project_pod(R"({"metadata":{"name":null,"ownerReferences":null},"spec":{"priority":null,"containers":null}})");
+  EXPECT_EQ(p, PodProjection{});
+  EXPECT_FALSE(p.priority.has_value());
+  EXPECT_EQ(project_pod("{}"), PodProjection{});
+}
+
+TEST(ProjectPod, NegativePriority) {
+  EXPECT_EQ(project_pod(R"({"spec":{"priority":-2147483648}})").priority, -2147483648);
+}
+
+TEST(ProjectPod, MalformedInputIsADecodeError) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", "malformed JSON"},
+      {R"({"metadata":{"name":"a")", "malformed JSON"},
+      {R"({"metadata":{"name":"a"}} trailing)", "malformed JSON"},
+      {R"({"metadata":{"name":"a",}})", "malformed JSON"},
+      {R"([{"metadata":{}}])", "the pod must be an object"},
+      {R"("pod")", "the pod must be an object"},
+      {"null", "the pod must be an object"},
+      {R"({"metadata":{"name":12}})", "metadata.name must be a string, found a number"},
+      {R"({"metadata":"x"})", "metadata must be an object, found a string"},
+      {R"({"spec":{"containers":{"name":"x"}}})", "spec.containers must be an array, found an object"},
+      {R"({"spec":{"containers":["x"]}})", "an element of spec.containers must be an object"},
+      {R"({"spec":{"priority":"5"}})", "spec.priority must be an integer, found a string"},
+      {R"({"spec":{"priority":2147483648}})", "spec.priority is not a 32-bit integer"},
+      {R"({"spec":{"priority":1.5}})", "spec.priority is not a 32-bit integer"},
+      {R"({"metadata":{"ownerReferences":[{"controller":"yes"}]}})", "ownerReferences[].controller must be a boolean"},
+      {R"({"spec":{"containers":[{"resources":{"requests":{"cpu":true}}}]}})", "a resource quantity must be a string or a number"},
+      {R"({"x":)" + std::string(600, '[') + std::string(600, ']') + "}", "nesting deeper than 512"},
+  };
+  for (const auto& [json, part] : cases) {
+    std::string message = error_of([&] { project_pod(json); });
+    EXPECT_NE(message.find(part), std::string::npos) << json.substr(0, 80) << " -> " << message;
+    EXPECT_NE(message.find("at byte"), std::string::npos) << message;
+  }
+}
+
+// A PodList of `n` small pods built around kPod-like items, metadata after items.
+struct ListFixture {
+  std::string json;
+  std::vector<std::string> items;
+};
+
+ListFixture make_list(int n, bool metadata_first) {
+  ListFixture f;
+  for (int i = 0; i < n; ++i) {
+    std::string id = std::to_string(i);
+    f.items.push_back(R"({"metadata":{"name":"pod-)" + id + R"(","namespace":"ns","uid":"uid-)" + id +
+                      R"(","resourceVersion":")" + std::to_string(1000 + i) +
+                      R"(","annotations":{"filler":")" + std::string(static_cast<std::size_t>(500 + i % 700), 'f') +
+                      R"("}},"spec":{"nodeName":"node-)" + std::to_string(i % 7) +
+                      R"(","containers":[{"name":"c","resources":{"requests":{"nvidia.com/gpu":)" +
+                      std::to_string(i % 3) + R"(}}}]},"status":{"phase":"Running"}})");
+  }
+  std::string items = "[";
+  for (std::size_t i = 0; i < f.items.size(); ++i) items += (i ? ",\n    " : "\n    ") + f.items[i];
+  items += "\n  ]";
+  const std::string meta =
+      R"("metadata":{"resourceVersion":"90210","continue":"eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6OTAyMTB9","remainingItemCount":4321})";
+  f.json = "{\n  \"kind\": \"PodList\", \"apiVersion\": \"v1\",\n  ";
+  f.json += metadata_first ? meta + ",\n  \"items\": " + items : "\"items\": " + items + ",\n  " + meta;
+  f.json += "\n}\n";
+  return f;
+}
+
+const ListMeta kListMeta{"90210", "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6OTAyMTB9", 4321};
+
+TEST(ScanList, GivesEachItemsExactTextAndTheListMetadata) {
+  for (bool metadata_first : {true, false}) {
+    ListFixture f = make_list(5, metadata_first);
+    std::vector<std::string> items;
+    ListMeta meta = scan_list(f.json, [&](std::string_view item) { items.emplace_back(item); });
+    EXPECT_EQ(meta, kListMeta);
+    EXPECT_EQ(items, f.items);
+  }
+}
+
+TEST(ScanList, ListWithoutContinueOrItems) {
+  std::size_t items = 0;
+  ListMeta meta = scan_list(R"({"kind":"NodeList","metadata":{"resourceVersion":"5"},"items":[]})",
+                            [&](std::string_view) { ++items; });
+  EXPECT_EQ(meta, (ListMeta{"5", "", std::nullopt}));
+  meta = scan_list(R"({"metadata":{"resourceVersion":"6","continue":""},"items":null})", [&](std::string_view) { ++items; });
+  EXPECT_EQ(meta, (ListMeta{"6", "", std::nullopt}));
+  EXPECT_EQ(items, 0u);
+}
+
+TEST(ScanList, ItemsWithNestedListsAreNotConfusedWithTheList) {
+  // An item holding "items" and "metadata" of its own.
+  const std::string item = R"({"metadata":{"name":"a","resourceVersion":"1"},"items":[{"x":1}],"data":{"items":[]}})";
+  std::vector<std::string> items;
+  ListMeta meta = scan_list(R"({"items":[)" + item + R"(],"metadata":{"resourceVersion":"2"}})",
+                            [&](std::string_view i) { items.emplace_back(i); });
+  EXPECT_EQ(meta.resource_version, "2");
+  EXPECT_EQ(items, std::vector<std::string>{item});
+}
+
+TEST(ScanList, MalformedListIsADecodeError) {
+  auto ignore = [](std::string_view) {};
+  EXPECT_NE(error_of([&] { scan_list(R"({"items":[{"a":1},)", ignore); }).find("malformed JSON"), std::string::npos);
+  EXPECT_NE(error_of([&] { scan_list(R"([])", ignore); }).find("the list must be an object"), std::string::npos);
+  EXPECT_NE(error_of([&] { scan_list(R"({"items":{}})", ignore); }).find("list items must be an array"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { scan_list(R"({"items":[1]})", ignore); }).find("an element of items must be an object"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { scan_list(R"({"metadata":{"remainingItemCount":"x"}})", ignore); })
+                .find("remainingItemCount must be an integer"),
+            std::string::npos);
+}
+
+TEST(ProjectPodList, EqualsProjectingEachScannedItem) {
+  ListFixture f = make_list(40, false);
+  std::vector<PodProjection> via_scan;
+  ListMeta scan_meta = scan_list(f.json, [&](std::string_view item) { via_scan.push_back(project_pod(item)); });
+  std::vector<PodProjection> direct;
+  ListMeta meta = project_pod_list(f.json, [&](PodProjection&& p) { direct.push_back(std::move(p)); });
+  EXPECT_EQ(meta, kListMeta);
+  EXPECT_EQ(scan_meta, kListMeta);
+  ASSERT_EQ(direct.size(), 40u);
+  EXPECT_EQ(direct, via_scan);
+  EXPECT_EQ(direct[17].name, "pod-17");
+  EXPECT_EQ(direct[17].node_name, "node-3");
+  ASSERT_EQ(direct[17].containers.size(), 1u);
+  EXPECT_EQ(direct[17].containers[0].requests.at("nvidia.com/gpu"), "2");
+}
+
+TEST(ProjectPodList, ItemsDoNotLeakIntoEachOther) {
+  const std::string list = R"({"items":[)" + kPod + R"(,{"metadata":{"name":"bare"}}]})";
+  std::vector<PodProjection> pods;
+  project_pod_list(list, [&](PodProjection&& p) { pods.push_back(std::move(p)); });
+  ASSERT_EQ(pods.size(), 2u);
+  EXPECT_EQ(pods[0], expected_pod());
+  PodProjection bare;
+  bare.name = "bare";
+  EXPECT_EQ(pods[1], bare);
+}
+
+TEST(ProjectPodList, MalformedItemIsADecodeError) {
+  std::size_t pods = 0;
+  std::string message = error_of([&] {
+    project_pod_list(R"({"items":[{"metadata":{"name":"a"}},{"metadata":{"name":7}}]})", [&](PodProjection&&) { ++pods; });
+  });
+  EXPECT_NE(message.find("metadata.name must be a string"), std::string::npos) << message;
+  EXPECT_EQ(pods, 1u);  // the good pod before it was delivered
+}
+
+class TempFile {
+ public:
+  explicit TempFile(const std::string& content)
+      : path_(std::filesystem::temp_directory_path() /
+              ("gpupool-projection-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++) + ".json")) {
+    std::ofstream(path_, std::ios::binary) << content;
+  }
+  ~TempFile() { std::filesystem::remove(path_); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  std::string path() const { return path_.string(); }
+
+ private:
+  static inline int counter_ = 0;
+  std::filesystem::path path_;
+};
+
+TEST(ProjectPodListFile, EqualsTheInMemoryVariant) {
+  // Larger than the read buffer, so items straddle refills.
+  ListFixture f = make_list(1200, true);
+  ASSERT_GT(f.json.size(), 1u << 20);
+  TempFile file(f.json);
+  std::vector<PodProjection> from_memory;
+  std::vector<PodProjection> from_file;
+  ListMeta memory_meta = project_pod_list(f.json, [&](PodProjection&& p) { from_memory.push_back(std::move(p)); });
+  ListMeta file_meta = project_pod_list_file(file.path(), [&](PodProjection&& p) { from_file.push_back(std::move(p)); });
+  EXPECT_EQ(file_meta, kListMeta);
+  EXPECT_EQ(file_meta, memory_meta);
+  ASSERT_EQ(from_file.size(), 1200u);
+  EXPECT_EQ(from_file, from_memory);
+}
+
+TEST(ProjectPodListFile, MalformedFileIsADecodeErrorNamingTheFile) {
+  TempFile file(R"({"items":[{"metadata":{"name":"a"}},)");
+  std::string message = error_of([&] { project_pod_list_file(file.path(), [](PodProjection&&) {}); });
+  EXPECT_NE(message.find(file.path()), std::string::npos) << message;
+  EXPECT_NE(message.find("malformed JSON"), std::string::npos) << message;
+}
+
+TEST(ProjectPodListFile, MissingFileIsASystemError) {
+  EXPECT_THROW(project_pod_list_file("/nonexistent/gpupool/pods.json", [](PodProjection&&) {}), std::system_error);
+}
+
+}  // namespace
+}  // namespace gpupool::kube
