@@ -9,5 +9,10 @@ function(gpupool_defaults target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Werror
     -Wshadow -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Woverloaded-virtual
     -Wnull-dereference -Wimplicit-fallthrough)
+  # GCC 12's libstdc++ reports -Wrestrict falsely at -O2/-O3 on any
+  # `"literal" + std::string` (GCC bug 105329, fixed in 13).
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+    target_compile_options(${target} PRIVATE -Wno-restrict)
+  endif()
   target_include_directories(${target} SYSTEM PRIVATE ${RAPIDJSON_INCLUDE_DIR})
 endfunction()

@@ -22,18 +22,6 @@ bool wait_or_stop(std::chrono::steady_clock::duration d, std::stop_token stop) {
   return !cv.wait_for(lock, stop, d, [] { return false; });
 }
 
-// An ERROR event carries a metav1.Status; its code (410 for an expired
-// resourceVersion) decides what the caller does.
-ApiError status_event_error(const WatchEvent& ev) {
-  int code = 500;
-  rapidjson::Document doc;
-  doc.Parse(ev.object.data(), ev.object.size());
-  if (!doc.HasParseError() && doc.IsObject()) {
-    if (auto it = doc.FindMember("code"); it != doc.MemberEnd() && it->value.IsInt()) code = it->value.GetInt();
-  }
-  return decode_api_error(code, ev.object);
-}
-
 }  // namespace
 
 WatchResult Client::watch_once(const ResourceRef& collection, const ListOptions& options,
@@ -64,7 +52,7 @@ WatchResult Client::watch_once(const ResourceRef& collection, const ListOptions&
       decoder.feed(chunk, [&](const WatchEvent& ev) {
         if (stopped || failure) return;
         if (ev.type == WatchEventType::Error) {
-          failure = std::make_exception_ptr(status_event_error(ev));
+          failure = std::make_exception_ptr(error_from_event(ev));
           return;
         }
         if (!ev.resource_version.empty()) result.last_resource_version = ev.resource_version;
