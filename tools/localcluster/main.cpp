@@ -4,18 +4,25 @@
 //   gpupool-localcluster up  [flags]            start, print the kubeconfig, wait for ^C / SIGTERM
 //   gpupool-localcluster run [flags] -- CMD...  start, run CMD with KUBECONFIG set, stop when it exits
 //
-// Flags: --state-dir DIR (keep the cluster there; starting again resumes it),
-// --nodes N (default 2), --gpus-per-node G (default 8), --log-format text|json,
+// Flags: --state-dir DIR (keep the cluster there; starting again resumes it;
+// default: a temporary dir removed on exit), --nodes N (default 2),
+// --gpus-per-node G (default 8), --log-format text|json,
 // --log-level trace|debug|info|warn|error.
+//
+// SIGINT/SIGTERM while starting exit at once (the components die with this
+// process); once up, they stop the cluster cleanly.
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpupool/common/log.h"
@@ -177,20 +184,64 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGCHLD);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // Start on a worker thread so that ^C during a long start (the first build
+  // of the binaries, a slow machine) ends the process at once; its children
+  // die with it (PR_SET_PDEATHSIG).
+  // Without --state-dir the cluster lives in a temporary dir made here, so it
+  // can be removed even when a start is interrupted.
+  std::string temp_state;
+  if (args.state_dir.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    temp_state = std::string(tmp && *tmp ? tmp : "/tmp") + "/gpupool-localcluster-XXXXXX";
+    if (!::mkdtemp(temp_state.data())) {
+      spdlog::error("localcluster: cannot create a temporary dir under {}", temp_state);
+      return 1;
+    }
+    args.state_dir = temp_state;
+  }
+  auto remove_temp_state = [&] {
+    if (temp_state.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove_all(temp_state, ec);
+  };
+
   std::unique_ptr<testenv::ControlPlane> cluster;
-  try {
-    testenv::Options opts;
-    opts.state_dir = args.state_dir;
-    cluster = testenv::ControlPlane::start(opts);
-    testenv::NodeSpec spec;
-    spec.labels = {{"nvidia.com/gpu.present", "true"}, {"gpupool.io/vendor", "nvidia"}};
-    spec.capacity = {{"nvidia.com/gpu", std::to_string(args.gpus_per_node)}};
-    auto nodes = testenv::create_kwok_nodes(*cluster, args.nodes, spec);
-    spdlog::info("localcluster: {} simulated node(s) with {} nvidia.com/gpu each are Ready", nodes.size(),
-                 args.gpus_per_node);
-  } catch (const std::exception& e) {
-    spdlog::error("localcluster: start failed: {}", e.what());
+  std::exception_ptr start_error;
+  std::atomic<bool> start_done{false};
+  std::thread starter([&] {
+    try {
+      testenv::Options opts;
+      opts.state_dir = args.state_dir;
+      cluster = testenv::ControlPlane::start(opts);
+      testenv::NodeSpec spec;
+      spec.labels = {{"nvidia.com/gpu.present", "true"}, {"gpupool.io/vendor", "nvidia"}};
+      spec.capacity = {{"nvidia.com/gpu", std::to_string(args.gpus_per_node)}};
+      auto nodes = testenv::create_kwok_nodes(*cluster, args.nodes, spec);
+      spdlog::info("localcluster: {} simulated node(s) with {} nvidia.com/gpu each are Ready", nodes.size(),
+                   args.gpus_per_node);
+    } catch (...) {
+      start_error = std::current_exception();
+    }
+    start_done = true;
+  });
+  while (!start_done) {
+    timespec tick{0, 100 * 1000 * 1000};
+    int sig = sigtimedwait(&signals, nullptr, &tick);
+    if (sig == SIGINT || sig == SIGTERM) {
+      spdlog::warn("localcluster: interrupted while starting; exiting now");
+      remove_temp_state();
+      std::_Exit(128 + sig);
+    }
+  }
+  starter.join();
+  if (start_error) {
+    try {
+      std::rethrow_exception(start_error);
+    } catch (const std::exception& e) {
+      spdlog::error("localcluster: start failed: {}", e.what());
+    }
     if (cluster) cluster->stop();
+    remove_temp_state();
     return 1;
   }
 
@@ -211,5 +262,6 @@ int main(int argc, char** argv) {
     status = 1;
   }
   cluster->stop();
+  remove_temp_state();
   return status;
 }

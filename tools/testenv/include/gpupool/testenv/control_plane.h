@@ -12,7 +12,8 @@
 // timeout, crash) the components die with it. stop() leaves no process behind.
 //
 // Authentication is by static bearer tokens (--token-auth-file); authorization
-// is Node,RBAC. Tokens are never logged.
+// is Node,RBAC. Tokens are never logged. The apiserver advertises 127.0.0.1,
+// so the "kubernetes" Service gets no endpoints (nothing runs in-cluster).
 #pragma once
 
 #include <sys/types.h>
@@ -52,10 +53,12 @@ struct Options {
   bool scheduler = true;
   bool kwok = true;
   std::vector<Identity> extra_identities;
-  // Appended after the defaults, so a flag given here wins (e.g.
-  // "--watch-cache=false" so compact_etcd() makes old resourceVersions 410).
+  // Appended after the defaults; for a single-valued flag the last one wins
+  // (e.g. "--watch-cache=false" so compact_etcd() makes old resourceVersions 410).
   std::vector<std::string> extra_apiserver_flags;
-  // Whole start, all components ready.
+  // Deadline for a whole start (all components ready), and for the apiserver
+  // to be ready again after restart_apiserver(). Does not cover a first build
+  // of the binaries (see find_bin_dir()).
   std::chrono::seconds ready_timeout{180};
 };
 
@@ -66,6 +69,8 @@ struct CommandResult {
   std::string err;  // stderr
 };
 
+// Const members may be called from several threads at once; stop(),
+// restart_apiserver() and compact_etcd() not while others run.
 class ControlPlane {
  public:
   // Starts every enabled component and waits until it is ready: apiserver
@@ -126,12 +131,11 @@ class ControlPlane {
   // "--watch-cache=false" to make every older resourceVersion answer 410 Gone.
   std::int64_t compact_etcd();
 
-  // Pids of the running components (for leak checks).
+  // Pids of the running components, in start order (for leak checks).
   std::vector<pid_t> pids() const;
 
-  class Impl;
-
  private:
+  class Impl;
   explicit ControlPlane(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
