@@ -1,5 +1,267 @@
+// gpupool-localcluster: a local Kubernetes control plane with simulated GPU
+// nodes, for trying the operator by hand or running a command against it.
+//
+//   gpupool-localcluster up  [flags]            start, print the kubeconfig, wait for ^C / SIGTERM
+//   gpupool-localcluster run [flags] -- CMD...  start, run CMD with KUBECONFIG set, stop when it exits
+//
+// Flags: --state-dir DIR (keep the cluster there; starting again resumes it;
+// default: a temporary dir removed on exit), --nodes N (default 2),
+// --gpus-per-node G (default 8), --log-format text|json,
+// --log-level trace|debug|info|warn|error.
+//
+// SIGINT/SIGTERM while starting exit at once (the components die with this
+// process); once up, they stop the cluster cleanly.
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdio>
-int main() {
-  std::fprintf(stderr, "gpupool-localcluster: not built yet\n");
-  return 1;
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpupool/common/log.h"
+#include "gpupool/testenv/control_plane.h"
+#include "gpupool/testenv/kwok_nodes.h"
+#include "gpupool/testenv/process.h"
+
+namespace {
+
+namespace testenv = gpupool::testenv;
+
+constexpr const char* kUsage =
+    "usage: gpupool-localcluster up  [--state-dir DIR] [--nodes N] [--gpus-per-node G] [--log-format text|json]\n"
+    "       gpupool-localcluster run [--state-dir DIR] [--nodes N] [--gpus-per-node G] [--log-format text|json]"
+    " -- CMD [ARGS...]\n"
+    "\n"
+    "up   starts the cluster, prints its kubeconfig and waits for SIGINT/SIGTERM, then stops it.\n"
+    "run  starts the cluster, runs CMD with KUBECONFIG set (and kubectl on PATH), forwards\n"
+    "     SIGINT/SIGTERM to it, stops the cluster when it exits and exits with its status.\n";
+
+struct Args {
+  std::string mode;
+  std::string state_dir;
+  int nodes = 2;
+  int gpus_per_node = 8;
+  gpupool::log::Format format = gpupool::log::Format::Text;
+  std::string level = "info";
+  std::vector<std::string> command;
+};
+
+std::optional<int> parse_count(const std::string& s, int max) {
+  try {
+    size_t used = 0;
+    int v = std::stoi(s, &used);
+    if (used == s.size() && v >= 0 && v <= max) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+// Returns an error message, or "" when the arguments are good.
+std::string parse_args(int argc, char** argv, Args& a) {
+  if (argc < 2) return "missing command";
+  a.mode = argv[1];
+  if (a.mode != "up" && a.mode != "run") return "unknown command '" + a.mode + "'";
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") {
+      for (++i; i < argc; ++i) a.command.emplace_back(argv[i]);
+      break;
+    }
+    std::string name = arg, value;
+    bool inline_value = false;
+    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      inline_value = true;
+    }
+    auto take = [&]() -> bool {
+      if (inline_value) return true;
+      if (i + 1 >= argc) return false;
+      value = argv[++i];
+      return true;
+    };
+    if (name == "--state-dir") {
+      if (!take() || value.empty()) return "--state-dir needs a directory";
+      a.state_dir = value;
+    } else if (name == "--nodes") {
+      auto n = take() ? parse_count(value, 1000) : std::nullopt;
+      if (!n) return "--nodes needs a count from 0 to 1000";
+      a.nodes = *n;
+    } else if (name == "--gpus-per-node") {
+      auto n = take() ? parse_count(value, 1024) : std::nullopt;
+      if (!n) return "--gpus-per-node needs a count from 0 to 1024";
+      a.gpus_per_node = *n;
+    } else if (name == "--log-format") {
+      auto f = take() ? gpupool::log::parse_format(value) : std::nullopt;
+      if (!f) return "--log-format must be text or json";
+      a.format = *f;
+    } else if (name == "--log-level") {
+      if (!take() || !gpupool::log::parse_level(value)) return "--log-level must be trace, debug, info, warn or error";
+      a.level = value;
+    } else if (name == "-h" || name == "--help") {
+      return "help";
+    } else {
+      return "unknown flag '" + arg + "'";
+    }
+  }
+  if (a.mode == "run" && a.command.empty()) return "run needs a command after --";
+  if (a.mode == "up" && !a.command.empty()) return "up takes no command";
+  return "";
+}
+
+// Waits for SIGINT/SIGTERM; returns non-zero if a component died meanwhile.
+int wait_for_signal(const sigset_t& signals, const testenv::ControlPlane& cluster) {
+  size_t components = cluster.pids().size();
+  timespec tick{1, 0};
+  for (;;) {
+    siginfo_t info{};
+    int sig = sigtimedwait(&signals, &info, &tick);
+    if (sig == SIGINT || sig == SIGTERM) {
+      spdlog::info("localcluster: got {}, stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+      return 0;
+    }
+    if (cluster.pids().size() != components) {
+      spdlog::error("localcluster: a control-plane component exited; logs are in {}", cluster.log_dir());
+      return 1;
+    }
+  }
+}
+
+// Runs the command and waits for it, forwarding SIGINT/SIGTERM. Returns its status.
+int run_command(const sigset_t& signals, const testenv::ControlPlane& cluster, const std::vector<std::string>& cmd) {
+  testenv::SpawnSpec spec;
+  spec.path = cmd.front();
+  spec.args.assign(cmd.begin() + 1, cmd.end());
+  const char* path = std::getenv("PATH");
+  spec.env = {"KUBECONFIG=" + cluster.kubeconfig_path(),
+              "PATH=" + cluster.bin_dir() + (path && *path ? std::string(":") + path : "")};
+  // Same process group, so the command keeps the terminal; SIGTERM (not KILL)
+  // if this process dies, so it can clean up.
+  spec.new_process_group = false;
+  spec.death_signal = SIGTERM;
+  testenv::Process child = testenv::Process::spawn(spec);
+  spdlog::info("localcluster: running {} (pid {})", cmd.front(), child.pid());
+  timespec tick{0, 200 * 1000 * 1000};
+  while (child.running()) {
+    siginfo_t info{};
+    int sig = sigtimedwait(&signals, &info, &tick);
+    // A terminal's ^C already reached the whole process group (SI_KERNEL);
+    // forward only what was sent to this process alone.
+    if ((sig == SIGINT || sig == SIGTERM) && info.si_code != SI_KERNEL) {
+      spdlog::info("localcluster: forwarding {} to {}", sig == SIGINT ? "SIGINT" : "SIGTERM", cmd.front());
+      child.signal(sig);
+    }
+  }
+  int status = child.exit_status().value_or(1);
+  spdlog::info("localcluster: {} exited with status {}", cmd.front(), status);
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  if (std::string err = parse_args(argc, argv, args); !err.empty()) {
+    if (err != "help") std::fprintf(stderr, "gpupool-localcluster: %s\n", err.c_str());
+    std::fputs(kUsage, stderr);
+    return err == "help" ? 0 : 2;
+  }
+  gpupool::log::init(args.format, args.level);
+
+  // Blocked before any thread exists, so every thread inherits the mask and
+  // the signals wait for sigtimedwait (children get an empty mask).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGCHLD);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  // Start on a worker thread so that ^C during a long start (the first build
+  // of the binaries, a slow machine) ends the process at once; its children
+  // die with it (PR_SET_PDEATHSIG).
+  // Without --state-dir the cluster lives in a temporary dir made here, so it
+  // can be removed even when a start is interrupted.
+  std::string temp_state;
+  if (args.state_dir.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    temp_state = std::string(tmp && *tmp ? tmp : "/tmp") + "/gpupool-localcluster-XXXXXX";
+    if (!::mkdtemp(temp_state.data())) {
+      spdlog::error("localcluster: cannot create a temporary dir under {}", temp_state);
+      return 1;
+    }
+    args.state_dir = temp_state;
+  }
+  auto remove_temp_state = [&] {
+    if (temp_state.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove_all(temp_state, ec);
+  };
+
+  std::unique_ptr<testenv::ControlPlane> cluster;
+  std::exception_ptr start_error;
+  std::atomic<bool> start_done{false};
+  std::thread starter([&] {
+    try {
+      testenv::Options opts;
+      opts.state_dir = args.state_dir;
+      cluster = testenv::ControlPlane::start(opts);
+      testenv::NodeSpec spec;
+      spec.labels = {{"nvidia.com/gpu.present", "true"}, {"gpupool.io/vendor", "nvidia"}};
+      spec.capacity = {{"nvidia.com/gpu", std::to_string(args.gpus_per_node)}};
+      auto nodes = testenv::create_kwok_nodes(*cluster, args.nodes, spec);
+      spdlog::info("localcluster: {} simulated node(s) with {} nvidia.com/gpu each are Ready", nodes.size(),
+                   args.gpus_per_node);
+    } catch (...) {
+      start_error = std::current_exception();
+    }
+    start_done = true;
+  });
+  while (!start_done) {
+    timespec tick{0, 100 * 1000 * 1000};
+    int sig = sigtimedwait(&signals, nullptr, &tick);
+    if (sig == SIGINT || sig == SIGTERM) {
+      spdlog::warn("localcluster: interrupted while starting; exiting now");
+      remove_temp_state();
+      std::_Exit(128 + sig);
+    }
+  }
+  starter.join();
+  if (start_error) {
+    try {
+      std::rethrow_exception(start_error);
+    } catch (const std::exception& e) {
+      spdlog::error("localcluster: start failed: {}", e.what());
+    }
+    if (cluster) cluster->stop();
+    remove_temp_state();
+    return 1;
+  }
+
+  int status = 0;
+  try {
+    if (args.mode == "up") {
+      std::printf("kubeconfig: %s\n", cluster->kubeconfig_path().c_str());
+      std::printf("try:        KUBECONFIG=%s %s get nodes\n", cluster->kubeconfig_path().c_str(),
+                  cluster->kubectl_path().c_str());
+      std::printf("stop with ^C (SIGINT) or SIGTERM\n");
+      std::fflush(stdout);
+      status = wait_for_signal(signals, *cluster);
+    } else {
+      status = run_command(signals, *cluster, args.command);
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("localcluster: {}", e.what());
+    status = 1;
+  }
+  cluster->stop();
+  remove_temp_state();
+  return status;
 }

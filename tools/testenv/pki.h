@@ -1,0 +1,21 @@
+// Certificates and keys for a control plane, made with the `openssl` CLI.
+#pragma once
+
+#include <string>
+
+namespace gpupool::testenv::detail {
+
+struct Pki {
+  std::string ca_crt, ca_key;            // self-signed CA (EC P-256)
+  std::string serving_crt, serving_key;  // kube-apiserver serving certificate, signed by the CA
+  std::string sa_key, sa_pub;            // service-account token signing pair (RSA 2048)
+};
+
+// The files under `dir`, generated when missing and reused otherwise (a new
+// CA also renews the serving certificate). The serving certificate's SANs:
+// 127.0.0.1, localhost, kubernetes, kubernetes.default,
+// kubernetes.default.svc(.cluster.local) and the service ClusterIP 10.96.0.1.
+// Throws std::runtime_error with openssl's output when a command fails.
+Pki ensure_pki(const std::string& dir);
+
+}  // namespace gpupool::testenv::detail
