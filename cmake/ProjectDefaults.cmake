@@ -15,4 +15,6 @@ function(gpupool_defaults target)
     target_compile_options(${target} PRIVATE -Wno-restrict)
   endif()
   target_include_directories(${target} SYSTEM PRIVATE ${RAPIDJSON_INCLUDE_DIR})
+  # RapidJSON's type checks throw instead of aborting (see the header).
+  target_compile_options(${target} PRIVATE -include ${PROJECT_SOURCE_DIR}/include/gpupool/common/rapidjson_config.h)
 endfunction()

@@ -108,8 +108,17 @@ TEST_F(KubeClientTest, DeletePreconditionsAndPropagation) {
   right.precondition_uid = string_at(cm, {"metadata", "uid"});
   right.precondition_resource_version = string_at(cm, {"metadata", "resourceVersion"});
   right.propagation_policy = "Foreground";
-  c.remove(configmaps(ns()).with_name("cm"), right);
-  EXPECT_THROW(c.get(configmaps(ns()).with_name("cm")), ApiError);
+  auto answer = c.remove(configmaps(ns()).with_name("cm"), right);
+  // Foreground: the object stays, marked, until the garbage collector finishes.
+  EXPECT_TRUE(answer["metadata"].HasMember("deletionTimestamp"));
+  test::wait_for(30s, [&] {
+    try {
+      c.get(configmaps(ns()).with_name("cm"));
+      return false;
+    } catch (const ApiError& e) {
+      return e.is_not_found();
+    }
+  }, "foreground deletion to finish");
 }
 
 TEST_F(KubeClientTest, LabelAndFieldSelectors) {
