@@ -17,6 +17,9 @@ print_bin_dir=0
 log() { echo "controlplane: $*" >&2; }
 
 command -v go >/dev/null || { log "go is not installed; it is needed to build the control plane"; exit 1; }
+# Use the machine's Go as it is (never fetch another toolchain) and don't
+# stamp VCS data: the binaries depend on the pins alone.
+export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
 
 # The key covers everything that decides the binaries: pins, this script, Go.
 key=$( { cat "$here"/kubernetes/go.mod "$here"/kubernetes/go.sum \

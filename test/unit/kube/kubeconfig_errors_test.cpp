@@ -20,6 +20,9 @@ struct BadFile {
   std::optional<std::string> context = std::nullopt;
 };
 
+// Names the case in test listings instead of a byte dump.
+void PrintTo(const BadFile& b, std::ostream* os) { *os << b.name; }
+
 const std::string kGoodCluster = "clusters:\n- name: c\n  cluster:\n    server: https://k8s:6443\n";
 const std::string kGoodUser = "users:\n- name: u\n  user:\n    token: s3cr3t-token\n";
 const std::string kGoodContext = "contexts:\n- name: ctx\n  context:\n    cluster: c\n    user: u\ncurrent-context: ctx\n";
