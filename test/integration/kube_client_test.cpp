@@ -232,6 +232,44 @@ TEST_F(KubeClientTest, CustomResourcesAndStatusSubresource) {
   c.remove(widgets.with_name("w1"));
 }
 
+TEST_F(KubeClientTest, ResourceQuotaAdmissionRejectsPodsOverQuota) {
+  Client c = admin();
+  ResourceRef quotas{{"", "v1", "resourcequotas"}, ns(), "", ""};
+  c.create(quotas, R"({"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"gpus"},
+      "spec":{"hard":{"requests.nvidia.com/gpu":"1"}}})");
+  // Admission counts usage only once the quota controller has computed status.used.
+  test::wait_for(30s, [&] {
+    auto q = c.get(quotas.with_name("gpus"));
+    return q.HasMember("status") && q["status"].HasMember("used");
+  }, "quota status.used");
+  auto gpu_pod = [&](const std::string& name) {
+    return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+           R"("},"spec":{"containers":[{"name":"c","image":"x","resources":{"requests":{"nvidia.com/gpu":"1"},"limits":{"nvidia.com/gpu":"1"}}}]}})";
+  };
+  ResourceRef pods{core::pods(), ns(), "", ""};
+  c.create(pods, gpu_pod("first"));
+  try {
+    c.create(pods, gpu_pod("second"));
+    FAIL() << "a pod over the namespace's GPU quota was admitted";
+  } catch (const ApiError& e) {
+    EXPECT_TRUE(e.is_forbidden()) << e.what();
+    EXPECT_NE(e.status_message().find("exceeded quota: gpus"), std::string::npos) << e.status_message();
+  }
+}
+
+TEST_F(KubeClientTest, ScaleSubresource) {
+  Client c = admin();
+  ResourceRef deployments{{"apps", "v1", "deployments"}, ns(), "", ""};
+  c.create(deployments, R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},
+      "spec":{"replicas":1,"selector":{"matchLabels":{"app":"web"}},
+      "template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}})");
+  auto scale = c.get(deployments.with_name("web").with_subresource("scale"));
+  EXPECT_EQ(string_at(scale, {"kind"}), "Scale");
+  EXPECT_EQ(scale["spec"]["replicas"].GetInt(), 1);
+  c.patch(deployments.with_name("web").with_subresource("scale"), PatchType::MergePatch, R"({"spec":{"replicas":3}})");
+  EXPECT_EQ(c.get(deployments.with_name("web"))["spec"]["replicas"].GetInt(), 3);
+}
+
 TEST_F(KubeClientTest, DiscoveryResolvesCoreGroupsAndCrds) {
   Client c = admin();
   Discovery d(c);

@@ -1,12 +1,7 @@
 #!/usr/bin/env bash
 # README command 2: install, build with sanitizers, run every test.
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$root"
-
-tools/dev/setup.sh
-GPUPOOL_CONTROLPLANE_BIN=$(tools/controlplane/build.sh --bin-dir)
-export GPUPOOL_CONTROLPLANE_BIN
+source "$(dirname "${BASH_SOURCE[0]}")/prepare.sh"
 
 build=${GPUPOOL_TEST_BUILD_DIR:-build/test}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUPOOL_SANITIZE=ON >/dev/null

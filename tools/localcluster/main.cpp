@@ -246,6 +246,8 @@ int main(int argc, char** argv) {
   }
 
   int status = 0;
+  spdlog::info("localcluster: ready; kubeconfig {}", cluster->kubeconfig_path());
+  spdlog::info("localcluster: try: KUBECONFIG={} {} get nodes", cluster->kubeconfig_path(), cluster->kubectl_path());
   try {
     if (args.mode == "up") {
       std::printf("kubeconfig: %s\n", cluster->kubeconfig_path().c_str());
