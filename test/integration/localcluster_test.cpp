@@ -59,7 +59,9 @@ std::string temp_dir(const std::string& name) {
 bool process_gone(pid_t pid) {
   if (::kill(pid, 0) != 0) return errno == ESRCH;
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string content((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  std::ostringstream buffer;
+  buffer << stat.rdbuf();
+  std::string content = buffer.str();
   auto close = content.rfind(')');
   return close != std::string::npos && close + 2 < content.size() && content[close + 2] == 'Z';
 }

@@ -56,7 +56,9 @@ std::string tail_file(const std::string& path, int lines) {
   std::streamoff size = in.tellg();
   std::streamoff from = size > 65536 ? size - 65536 : 0;
   in.seekg(from);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
   size_t pos = text.size();
   if (pos > 0 && text[pos - 1] == '\n') --pos;
   for (int n = 0; n < lines && pos > 0; ++n) {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <functional>
 #include <iterator>
 #include <map>
@@ -74,7 +75,9 @@ class TempDir {
 
   std::string read(const std::string& name) const {
     std::ifstream in(*this / name, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
   }
 
  private:
