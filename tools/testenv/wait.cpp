@@ -15,7 +15,7 @@ bool wait_until(const std::function<bool()>& condition, std::chrono::millisecond
     if (now >= deadline) return false;
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
     std::this_thread::sleep_for(std::min({pause, max_pause, left}));
-    pause *= 2;
+    pause = std::min(pause * 2, max_pause);  // capped: doubling forever overflows
   }
 }
 
