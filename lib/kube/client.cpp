@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "gpupool/kube/backoff.h"
+#include "gpupool/metrics/controller_metrics.h"
 
 namespace gpupool::kube {
 
@@ -84,7 +85,16 @@ std::string string_at(const rapidjson::Value& value, std::initializer_list<const
 Client::Client(RestConfig config, std::shared_ptr<HttpTransport> transport)
     : config_(std::move(config)),
       transport_(transport ? std::move(transport) : make_curl_transport(config_)),
-      limiter_(config_.qps, config_.burst) {}
+      limiter_(config_.qps, config_.burst),
+      requests_total_(metrics::controller_metrics().rest_client_requests_total) {
+  auto start = config_.server.find("://");
+  host_ = start == std::string::npos ? config_.server : config_.server.substr(start + 3);
+  host_ = host_.substr(0, host_.find('/'));
+}
+
+void Client::count_request(const std::string& method, int status) {
+  requests_total_.with({status > 0 ? std::to_string(status) : "<error>", method, host_}).inc();
+}
 
 std::string Client::url(const std::string& path_and_query) const {
   std::string base = config_.server;
@@ -125,6 +135,7 @@ HttpResponse Client::request(std::string method, const std::string& path_and_que
     try {
       resp = transport_->send(req);
     } catch (const TransportError& e) {
+      count_request(req.method, 0);
       // A refused connection never reached the server: any method may retry.
       // Otherwise only idempotent requests may be sent again.
       bool retry = attempt < config_.max_retries &&
@@ -138,6 +149,7 @@ HttpResponse Client::request(std::string method, const std::string& path_and_que
       std::this_thread::sleep_for(wait);
       continue;
     }
+    count_request(req.method, resp.status);
     stats_.connections_opened += static_cast<uint64_t>(resp.new_connections);
     if (resp.http_major == 2) stats_.http2_responses++;
     if (resp.status == 401 && !reauthenticated && config_.credentials) {

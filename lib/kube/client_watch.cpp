@@ -69,7 +69,9 @@ WatchResult Client::watch_once(const ResourceRef& collection, const ListOptions&
   stats_.requests++;
   try {
     transport_->stream(req, handler);
+    count_request("GET", status);
   } catch (const TransportError& e) {
+    count_request("GET", status);
     if (failure) std::rethrow_exception(failure);
     if (e.kind() != TransportError::Kind::Aborted) throw;
   }

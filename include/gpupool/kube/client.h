@@ -23,6 +23,8 @@
 #include "gpupool/kube/rate_limiter.h"
 #include "gpupool/kube/resource.h"
 #include "gpupool/kube/watch_decoder.h"
+#include "gpupool/metrics/family.h"
+#include "gpupool/metrics/counter.h"
 
 namespace gpupool::kube {
 
@@ -136,12 +138,16 @@ class Client {
 
  private:
   std::string url(const std::string& path_and_query) const;
+  // rest_client_requests_total{code,method,host}; code "<error>" when no answer came.
+  void count_request(const std::string& method, int status);
   std::string query(const ListOptions& options, bool watch) const;
 
   RestConfig config_;
   std::shared_ptr<HttpTransport> transport_;
   TokenBucket limiter_;
   ClientStats stats_;
+  std::string host_;  // host:port of the server, the metrics' host label
+  metrics::Family<metrics::Counter>& requests_total_;
 };
 
 // Parses JSON into a document; throws DecodeError with the offset and reason.

@@ -24,6 +24,7 @@
 
 #include "gpupool/kube/informer.h"
 #include "gpupool/kube/workqueue.h"
+#include "gpupool/metrics/controller_metrics.h"
 
 namespace gpupool::kube {
 
@@ -63,22 +64,14 @@ class Reconciler {
   virtual Result reconcile(const Request& request, std::stop_token stop) = 0;
 };
 
-// Where a controller reports each reconcile (controller_runtime_* metrics).
-class ReconcileObserver {
- public:
-  virtual ~ReconcileObserver() = default;
-  // result: "success", "error", "requeue" or "requeue_after".
-  virtual void reconciled(const std::string& controller, std::string_view result, double seconds) = 0;
-  virtual void active_workers(const std::string& controller, int active) = 0;
-  virtual void max_concurrent_reconciles(const std::string& controller, int n) = 0;
-};
-
 struct ControllerOptions {
   std::string name;  // names the queue, the metrics and the log lines
   int concurrency = 1;
   std::unique_ptr<RateLimiter> rate_limiter;  // null: client-go's default controller limiter
+  // Where workqueue_* and controller_runtime_* metrics go; null: the
+  // process-wide default registry.
   WorkQueueMetricsProvider* queue_metrics = nullptr;
-  ReconcileObserver* observer = nullptr;
+  metrics::ControllerMetrics* metrics = nullptr;
   std::chrono::milliseconds shutdown_grace{std::chrono::seconds(30)};
 };
 
@@ -138,6 +131,7 @@ class Controller {
   ControllerOptions options_;
   Reconciler& reconciler_;
   std::unique_ptr<WorkQueue> queue_;
+  metrics::ControllerChildren metrics_;
   std::atomic<int> active_{0};
 };
 
