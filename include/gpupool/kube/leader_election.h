@@ -30,6 +30,9 @@
 // leader. After losing the lease run() likewise waits for on_started_leading
 // and then releases if the record still names this candidate.
 //
+// A stop while a request is in flight takes effect when it returns (at most
+// the request timeout above).
+//
 // run() returns once leadership has ended (lost or stopped) or, when never
 // acquired, once stop fires; it does not try to acquire again. A process that
 // lost leadership should exit (so it restarts as a fresh candidate), as
@@ -79,6 +82,7 @@ struct LeaderCallbacks {
   // Reports leader_election_master_status: true on acquiring, false when
   // leadership ends (and once at the start of run()). Must not block.
   std::function<void(bool leading)> on_leader_status;
+  // Exceptions from the last three are logged and ignored.
 };
 
 // What a Lease's spec says (client-go's LeaderElectionRecord). Times are as

@@ -376,7 +376,7 @@ TEST(LeaderElection, AnExceptionFromTheWorkEndsLeadership) {
 
 // Over real HTTP: the scripted server answers the create, renewals succeed
 // until `fault` becomes the default answer.
-class RenewalFault : public ::testing::Test {
+class LeaderRenewalFault : public ::testing::Test {
  protected:
   RestConfig rest() {
     RestConfig c;
@@ -416,12 +416,12 @@ class RenewalFault : public ::testing::Test {
   std::unique_ptr<Candidate> candidate;
 };
 
-TEST_F(RenewalFault, ServerErrorsEndLeadershipWithinTheRenewDeadline) {
+TEST_F(LeaderRenewalFault, ServerErrorsEndLeadershipWithinTheRenewDeadline) {
   start_leading();
   expect_loss_in_time(test::status_step(500, "InternalError", "etcd unavailable"));
 }
 
-TEST_F(RenewalFault, AHangingRenewalEndsLeadershipAtTheDeadlineNotAfterTheRequestTimeout) {
+TEST_F(LeaderRenewalFault, AHangingRenewalEndsLeadershipAtTheDeadlineNotAfterTheRequestTimeout) {
   start_leading();
   Step hang;
   hang.hang = true;
