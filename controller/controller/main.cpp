@@ -1,13 +1,14 @@
-// gpupool-controller: the cluster controller. For now it connects, lists and
-// watches nodes and logs them; the reconcilers come with later issues.
+// gpupool-controller: the cluster controller. For now its one controller
+// reconciles Nodes into an inventory log; the GPUPool, GPUPolicy and
+// TenantQuota reconcilers come with later issues.
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "gpupool/common/log.h"
 #include "gpupool/common/shutdown.h"
-#include "gpupool/kube/client.h"
 #include "gpupool/kube/config.h"
-#include "node_observer.h"
+#include "gpupool/kube/manager.h"
+#include "node_inventory.h"
 
 int main(int argc, char** argv) {
   gpupool::ShutdownSignal shutdown;  // first: threads started later inherit the signal mask
@@ -16,15 +17,27 @@ int main(int argc, char** argv) {
   std::string kubeconfig, context, log_format = "text", log_level = "info";
   double qps = 20;
   int burst = 30;
+  int concurrency = 1;
+  gpupool::kube::ManagerOptions mo;
   app.add_option("--kubeconfig", kubeconfig, "Path to a kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
   app.add_option("--context", context, "kubeconfig context to use (default: current-context)");
-  app.add_option("--log-format", log_format, "Log format")->check(CLI::IsMember({"text", "json"}));
-  app.add_option("--log-level", log_level, "Log level")->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
-  app.add_option("--kube-api-qps", qps, "Queries per second to the API server")->check(CLI::PositiveNumber);
-  app.add_option("--kube-api-burst", burst, "Burst of queries to the API server")->check(CLI::PositiveNumber);
+  app.add_flag("--leader-elect", mo.leader_elect, "Run controllers only while holding the leader Lease");
+  app.add_option("--leader-election-namespace", mo.leader_election_namespace,
+                 "Namespace of the leader Lease (default: the context's or pod's namespace)");
+  app.add_option("--leader-election-id", mo.leader_election_id, "Name of the leader Lease")->capture_default_str();
+  app.add_option("--metrics-bind-address", mo.metrics_bind_address, "Address of /metrics; 0 disables")->capture_default_str();
+  app.add_option("--health-probe-bind-address", mo.health_probe_bind_address,
+                 "Address of /healthz and /readyz; 0 disables")->capture_default_str();
+  app.add_option("--concurrency", concurrency, "Reconciles run at once per controller")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--kube-api-qps", qps, "Queries per second to the API server")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--kube-api-burst", burst, "Burst of queries to the API server")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--log-format", log_format, "Log format: text or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--log-level", log_level, "Log level")->capture_default_str()
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   CLI11_PARSE(app, argc, argv);
 
   gpupool::log::init(*gpupool::log::parse_format(log_format), log_level);
+  int code = 0;
   try {
     gpupool::kube::KubeconfigOptions opts;
     if (!kubeconfig.empty()) opts.path = kubeconfig;
@@ -34,15 +47,24 @@ int main(int argc, char** argv) {
     config.burst = burst;
     config.user_agent = "gpupool-controller/0.1";
     spdlog::info("connecting to {} ({})", config.server, config.source);
-    gpupool::kube::Client client(config);
-    auto version = gpupool::kube::parse_json(client.request("GET", "/version", "", "", true).body);
+
+    gpupool::kube::Manager manager(config, mo);
+    auto version = gpupool::kube::parse_json(manager.client().request("GET", "/version", "", "", true).body);
     spdlog::info("connected: Kubernetes {}", gpupool::kube::string_at(version, {"gitVersion"}));
-    gpupool::controller::observe_nodes(client, shutdown.token());
+
+    auto nodes = manager.informers().get<gpupool::kube::Object>({gpupool::kube::core::nodes(), "", "", ""});
+    gpupool::controller::NodeInventoryReconciler reconciler(nodes);
+    gpupool::kube::ControllerOptions co;
+    co.name = "node-inventory";
+    co.concurrency = concurrency;
+    gpupool::kube::Controller inventory(std::move(co), reconciler);
+    inventory.watches<gpupool::kube::Object>(*nodes, {}, &gpupool::controller::NodeInventoryReconciler::description_changed);
+    manager.add(inventory);
+    code = manager.run(shutdown.token());
   } catch (const std::exception& e) {
-    if (shutdown.token().stop_requested()) return 0;
     spdlog::error("{}", e.what());
     return 1;
   }
   spdlog::info("shutting down (signal {})", shutdown.signal());
-  return 0;
+  return code;
 }

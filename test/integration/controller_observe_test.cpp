@@ -56,7 +56,8 @@ TEST_F(ControllerObserveTest, ListsAndWatchesNodesThenStopsOnSigterm) {
   std::string log = dir + "/controller.log";
   testenv::SpawnSpec spec;
   spec.path = GPUPOOL_CONTROLLER_BIN;
-  spec.args = {"--kubeconfig", cluster().kubeconfig_path(), "--log-format=json"};
+  spec.args = {"--kubeconfig", cluster().kubeconfig_path(), "--log-format=json",
+               "--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0"};
   spec.log_file = log;
   auto proc = testenv::Process::spawn(spec);
 
@@ -66,7 +67,26 @@ TEST_F(ControllerObserveTest, ListsAndWatchesNodesThenStopsOnSigterm) {
   NodeSpec more = gpu;
   more.first_index = 1;
   create_kwok_nodes(cluster(), 1, more);
-  wait_for(60s, [&] { return logged(log, "node ADDED kwok-node-1"); }, "the watched node in the log");
+  wait_for(60s, [&] { return logged(log, "node kwok-node-1 Ready nvidia.com/gpu=8"); }, "the watched node in the log");
+
+  // The metrics the controller serves pass promtool's lint and carry the
+  // controller-runtime families dashboards expect.
+  int port = 0;
+  for (const auto& m : json_messages(log)) {
+    if (auto pos = m.find("serving metrics on port "); pos != std::string::npos) port = std::stoi(m.substr(pos + 24));
+  }
+  ASSERT_GT(port, 0) << "the controller did not log its metrics port";
+  std::string url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
+  auto scrape = testenv::run_command("curl", {"-sf", url});
+  ASSERT_EQ(scrape.status, 0) << scrape.err;
+  for (const char* family : {"controller_runtime_reconcile_total{controller=\"node-inventory\",result=\"success\"}",
+                             "controller_runtime_reconcile_time_seconds_bucket", "workqueue_adds_total{name=\"node-inventory\"}",
+                             "workqueue_depth", "rest_client_requests_total{code=\"200\",method=\"GET\"",
+                             "controller_runtime_max_concurrent_reconciles{controller=\"node-inventory\"} 1"}) {
+    EXPECT_NE(scrape.out.find(family), std::string::npos) << "missing " << family;
+  }
+  auto lint = testenv::run_command("promtool", {"check", "metrics"}, scrape.out);
+  EXPECT_EQ(lint.status, 0) << "promtool check metrics: " << lint.out << lint.err;
 
   proc.signal(SIGTERM);
   ASSERT_TRUE(proc.wait_until(std::chrono::steady_clock::now() + 20s)) << "the controller did not exit after SIGTERM";
@@ -75,6 +95,7 @@ TEST_F(ControllerObserveTest, ListsAndWatchesNodesThenStopsOnSigterm) {
   for (const auto& m : json_messages(log)) {
     EXPECT_EQ(m.find(cluster().admin_token()), std::string::npos) << "a token was logged";
   }
+  EXPECT_TRUE(logged(log, "controller node-inventory: stopped")) << "workers drained before exit";
   delete_nodes(cluster(), {"kwok-node-0", "kwok-node-1"});
   remove_tree(dir);
 }
