@@ -25,6 +25,13 @@ int main(int argc, char** argv) {
   app.add_option("--leader-election-namespace", mo.leader_election_namespace,
                  "Namespace of the leader Lease (default: the context's or pod's namespace)");
   app.add_option("--leader-election-id", mo.leader_election_id, "Name of the leader Lease")->capture_default_str();
+  double lease_s = 15, renew_s = 10, retry_s = 2;
+  app.add_option("--leader-elect-lease-duration", lease_s, "Seconds a standby waits before taking over an unrenewed lease")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--leader-elect-renew-deadline", renew_s, "Seconds the leader keeps trying to renew before it stops leading")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--leader-elect-retry-period", retry_s, "Seconds between attempts to acquire or renew")
+      ->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--metrics-bind-address", mo.metrics_bind_address, "Address of /metrics; 0 disables")->capture_default_str();
   app.add_option("--health-probe-bind-address", mo.health_probe_bind_address,
                  "Address of /healthz and /readyz; 0 disables")->capture_default_str();
@@ -37,6 +44,10 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   gpupool::log::init(*gpupool::log::parse_format(log_format), log_level);
+  auto ms = [](double seconds) { return std::chrono::milliseconds(static_cast<long long>(seconds * 1000)); };
+  mo.lease_duration = ms(lease_s);
+  mo.renew_deadline = ms(renew_s);
+  mo.retry_period = ms(retry_s);
   int code = 0;
   try {
     gpupool::kube::KubeconfigOptions opts;

@@ -2,7 +2,6 @@
 // lists and watches nodes, logs them (as JSON with --log-format=json), and
 // exits 0 on SIGTERM.
 #include <gtest/gtest.h>
-#include <rapidjson/document.h>
 
 #include <csignal>
 #include <fstream>
@@ -10,6 +9,7 @@
 
 #include "gpupool/testenv/process.h"
 #include "support/cluster_fixture.h"
+#include "support/json_log.h"
 #include "support/kube_test_helpers.h"
 
 namespace gpupool::test {
@@ -24,26 +24,13 @@ std::vector<std::string> read_lines(const std::string& path) {
   return lines;
 }
 
-// The "msg" of every JSON log line; fails the test on a line that is not JSON.
 std::vector<std::string> json_messages(const std::string& path) {
   std::vector<std::string> out;
-  for (const auto& line : read_lines(path)) {
-    rapidjson::Document d;
-    d.Parse(line.c_str());
-    EXPECT_FALSE(d.HasParseError()) << "not a JSON log line: " << line;
-    if (d.HasParseError() || !d.IsObject() || !d.HasMember("msg")) continue;
-    EXPECT_TRUE(d.HasMember("ts") && d.HasMember("level")) << line;
-    out.emplace_back(d["msg"].GetString());
-  }
+  for (auto& l : read_json_log(path)) out.push_back(std::move(l.msg));
   return out;
 }
 
-bool logged(const std::string& path, const std::string& needle) {
-  for (const auto& m : json_messages(path)) {
-    if (m.find(needle) != std::string::npos) return true;
-  }
-  return false;
-}
+bool logged(const std::string& path, const std::string& needle) { return any_with(read_json_log(path), needle); }
 
 class ControllerObserveTest : public ClusterTest {};
 
