@@ -98,6 +98,12 @@ HostPort parse_host_port(const std::string& text) {
   return {host, port};
 }
 
+std::string url_host(const std::string& host) {
+  if (host.empty() || host == "localhost" || host == "0.0.0.0") return "127.0.0.1";
+  if (host == "::") return "[::1]";
+  return host.find(':') != std::string::npos ? "[" + host + "]" : host;
+}
+
 int listen_tcp(const std::string& host, int port, int backlog, int* bound_port) {
   const std::string name = host.empty() || host == "localhost" ? "127.0.0.1" : host;
   const std::string where = name + ":" + std::to_string(port);
@@ -137,6 +143,20 @@ int listen_tcp(const std::string& host, int port, int backlog, int* bound_port) 
     *bound_port = ntohs(storage.ss_family == AF_INET ? v4->sin_port : v6->sin6_port);
   }
   return fd;
+}
+
+bool stop_listening(int fd) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return false;
+  // connect(AF_UNSPEC) takes a listening TCP socket back to the closed state.
+  sockaddr unspec{};
+  unspec.sa_family = AF_UNSPEC;
+  if (::connect(fd, &unspec, sizeof unspec) != 0) return false;
+  // A port the kernel chose (bind to port 0) is released with the listen:
+  // bind it again at once. A port bound by number stays bound (EINVAL).
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0 && errno != EINVAL) return false;
+  return true;
 }
 
 int connect_tcp(const std::string& host, int port, std::chrono::milliseconds timeout, std::string* error) {

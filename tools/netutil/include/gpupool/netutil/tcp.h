@@ -17,11 +17,22 @@ struct HostPort {
 };
 HostPort parse_host_port(const std::string& text);
 
+// How a URL names a server listening on `host`: 127.0.0.1 for an empty,
+// "localhost" or 0.0.0.0 address, [::1] for ::, IPv6 addresses in brackets.
+std::string url_host(const std::string& host);
+
 // A listening socket bound to `host` (a numeric IPv4 or IPv6 address, or
 // "localhost"; empty means 127.0.0.1) and `port` (0: an ephemeral one), with
 // SO_REUSEADDR. `bound_port` gets the port actually bound. Throws
 // std::runtime_error naming the address on failure.
 int listen_tcp(const std::string& host, int port, int backlog, int* bound_port);
+
+// Stops a listening socket from listening while keeping its address and
+// port: connection attempts are then refused (ECONNREFUSED) as if nothing
+// listened, and connections waiting in its backlog are reset, until listen()
+// is called on it again. False (errno set) when it could not: the socket may
+// then have lost its port, and listening again binds a new one.
+bool stop_listening(int fd);
 
 // A connected socket to `host` (numeric address or a name resolved with
 // getaddrinfo) and `port`, with TCP_NODELAY, or -1 when no address could be
