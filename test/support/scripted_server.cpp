@@ -1,14 +1,8 @@
 #include "support/scripted_server.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
-#include <pthread.h>
-#include <signal.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,58 +18,23 @@
 #include <stdexcept>
 #include <thread>
 
-#include "support/socket_stream.h"
-#include "support/tls_certs.h"
+#include "gpupool/netutil/socket_stream.h"
+#include "gpupool/netutil/tcp.h"
+#include "gpupool/netutil/tls_certs.h"
+#include "gpupool/netutil/tls_context.h"
 
 namespace gpupool::test {
 namespace {
+
+using netutil::HttpRequestReader;
+using netutil::reason_phrase;
+using netutil::SocketStream;
 
 constexpr std::chrono::seconds kIdleTimeout{30};  // a read waits at most this long
 constexpr std::chrono::seconds kWriteTimeout{10};
 
 [[noreturn]] void fail_errno(const char* what) {
   throw std::runtime_error(std::string("scripted server: ") + what + ": " + std::strerror(errno));
-}
-
-void set_timeout(int fd, int option, std::chrono::seconds timeout) {
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(timeout.count());
-  ::setsockopt(fd, SOL_SOCKET, option, &tv, sizeof tv);
-}
-
-// SIGPIPE from writing to a closed TLS socket stays pending on this thread
-// instead of killing the test process.
-void block_sigpipe_in_this_thread() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-}
-
-const char* reason_phrase(int status) {
-  switch (status) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 201: return "Created";
-    case 202: return "Accepted";
-    case 204: return "No Content";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 406: return "Not Acceptable";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 415: return "Unsupported Media Type";
-    case 422: return "Unprocessable Entity";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    default: return "Status";
-  }
 }
 
 bool iequals(std::string_view a, std::string_view b) {
@@ -128,8 +87,8 @@ struct ScriptedServer::Impl {
   };
 
   Options options;
-  TestCertificates certs;
-  SslCtxPtr tls;
+  netutil::TestCertificates certs;
+  netutil::SslCtxPtr tls;
   int listen_fd = -1;
   int wake_pipe[2] = {-1, -1};
   int port = 0;
@@ -173,23 +132,11 @@ ScriptedServer::ScriptedServer(Options options) : impl_(std::make_unique<Impl>()
   Impl& s = *impl_;
   s.options = options;
   if (options.tls) {
-    s.certs = make_test_certificates();
-    s.tls = make_server_tls_context(s.certs);
+    s.certs = netutil::make_test_certificates();
+    s.tls = netutil::make_server_tls_context(s.certs.server_cert_pem, s.certs.server_key_pem);
   }
   if (::pipe2(s.wake_pipe, O_CLOEXEC) != 0) fail_errno("pipe2");
-  s.listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (s.listen_fd < 0) fail_errno("socket");
-  const int one = 1;
-  ::setsockopt(s.listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  if (::bind(s.listen_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) fail_errno("bind");
-  if (::listen(s.listen_fd, 64) != 0) fail_errno("listen");
-  if (::getsockname(s.listen_fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) fail_errno("getsockname");
-  s.port = ntohs(addr.sin_port);
+  s.listen_fd = netutil::listen_tcp("127.0.0.1", 0, 64, &s.port);
   s.acceptor = std::thread([&s] { s.accept_loop(); });
 }
 
@@ -281,18 +228,16 @@ bool ScriptedServer::Impl::wait_released(std::uint64_t generation) {
 // ---- serving -----------------------------------------------------------------
 
 void ScriptedServer::Impl::accept_loop() {
-  block_sigpipe_in_this_thread();
+  netutil::block_sigpipe_in_this_thread();
   for (;;) {
     pollfd fds[2] = {{listen_fd, POLLIN, 0}, {wake_pipe[0], POLLIN, 0}};
     const int ready = ::poll(fds, 2, -1);  // the wake pipe ends it
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0 || (fds[1].revents & POLLIN) != 0) return;
-    const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    const int fd = netutil::accept_tcp(listen_fd);
     if (fd < 0) continue;  // the client gave up already, or a transient error
-    const int one = 1;
-    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    set_timeout(fd, SO_RCVTIMEO, kIdleTimeout);
-    set_timeout(fd, SO_SNDTIMEO, kWriteTimeout);
+    netutil::set_read_timeout(fd, kIdleTimeout);
+    netutil::set_write_timeout(fd, kWriteTimeout);
     std::lock_guard lock(mu);
     if (stopping) {
       ::close(fd);
@@ -305,7 +250,7 @@ void ScriptedServer::Impl::accept_loop() {
 }
 
 void ScriptedServer::Impl::serve(Connection* connection) {
-  block_sigpipe_in_this_thread();
+  netutil::block_sigpipe_in_this_thread();
   int fd = 0;
   {
     std::lock_guard lock(mu);

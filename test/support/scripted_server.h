@@ -29,9 +29,12 @@
 #include <utility>
 #include <vector>
 
-#include "support/http_request_reader.h"  // RecordedRequest
+#include "gpupool/netutil/http_request_reader.h"  // RecordedRequest
+#include "gpupool/netutil/http_text.h"            // status_json
 
 namespace gpupool::test {
+
+using netutil::RecordedRequest;
 
 // What to do with one request. Framing of the answer:
 // - Fixed (no chunks, not hold_open): Content-Length and `body`.
@@ -120,9 +123,9 @@ class ScriptedServer {
 
 // Answer builders with realistic kube-apiserver bodies.
 
-// metav1.Status, e.g. status_json(410, "Expired", "too old resource version: 1 (5)").
-// "status" is "Success" for codes below 400, else "Failure"; an empty reason is left out.
-std::string status_json(int code, std::string_view reason, std::string_view message);
+// metav1.Status, e.g. status_json(410, "Expired", "too old resource version: 1 (5)")
+// (gpupool/netutil/http_text.h).
+using netutil::status_json;
 // One watch event line, '\n' terminated: {"type":TYPE,"object":OBJECT}.
 // `object_json` is inserted verbatim.
 std::string watch_event_json(std::string_view type, std::string_view object_json);

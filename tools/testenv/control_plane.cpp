@@ -391,12 +391,15 @@ std::string ControlPlane::token_for(const std::string& user) const { return impl
 std::string ControlPlane::node_token(const std::string& node) const {
   return impl_->tokens.token_for("system:node:" + node);
 }
-std::string ControlPlane::kubeconfig_for(const std::string& user) const {
+std::string ControlPlane::kubeconfig_for(const std::string& user) const { return kubeconfig_for(user, server()); }
+std::string ControlPlane::kubeconfig_for(const std::string& user, const std::string& server_url) const {
   const std::string& token = impl_->tokens.token_for(user);
+  std::string name = user;
+  if (server_url != server()) name += "@" + server_url.substr(server_url.find("://") + 3);
   std::string file;
-  for (char c : user) file += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.') ? c : '_';
+  for (char c : name) file += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.') ? c : '_';
   std::string path = impl_->layout.path("auth/user-" + file + ".kubeconfig");
-  write_file(path, kubeconfig_yaml(server(), impl_->ca_pem, user, token), 0600);
+  write_file(path, kubeconfig_yaml(server_url, impl_->ca_pem, user, token), 0600);
   return path;
 }
 std::string ControlPlane::bin_dir() const { return impl_->layout.bin_dir; }

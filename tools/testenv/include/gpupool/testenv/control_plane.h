@@ -106,6 +106,10 @@ class ControlPlane {
   // Writes a kubeconfig for a provisioned user (like token_for) into the state
   // dir and returns its path, for running kubectl or a client as that user.
   std::string kubeconfig_for(const std::string& user) const;
+  // The same pointing at `server` (e.g. a fault proxy in front of this
+  // apiserver, serving a certificate from issue_serving_cert()), trusting
+  // this cluster's CA. One file per user and server.
+  std::string kubeconfig_for(const std::string& user, const std::string& server) const;
 
   std::string bin_dir() const;
   std::string kubectl_path() const;

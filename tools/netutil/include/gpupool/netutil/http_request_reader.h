@@ -1,24 +1,30 @@
-// Incremental HTTP/1.x request parser for the scripted test server.
+// Incremental HTTP/1.x request parser for the scripted test server and the
+// fault proxy.
 //
 // Feed it the bytes read from a connection; it consumes exactly one request
 // (head plus body, Content-Length or chunked) and leaves any following bytes
 // in the buffer for the next request on the same keep-alive connection.
-// Anything it does not understand is Malformed (the server answers 400); it
+// Anything it does not understand is Malformed (a server answers 400); it
 // never throws and bounds what it buffers (head 64 KiB, body 16 MiB).
 #pragma once
 
 #include <cstddef>
-#include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 
-namespace gpupool::test {
+#include "gpupool/netutil/chunked_decoder.h"
+#include "gpupool/netutil/http_fields.h"
+
+namespace gpupool::netutil {
 
 struct RecordedRequest {
   std::string method;
   std::string target;  // as sent: path?query
   std::string path;
   std::string query;                           // without '?'; empty when none
-  std::map<std::string, std::string> headers;  // names lower-cased; repeats joined by ", "
+  std::string version;                         // "HTTP/1.1" or "HTTP/1.0"
+  HeaderMap headers;                           // names lower-cased; repeats joined by ", "
   std::string body;                            // chunked bodies decoded
 };
 
@@ -49,16 +55,17 @@ class HttpRequestReader {
   RecordedRequest take();
 
  private:
-  enum class Stage { Head, FixedBody, ChunkSize, ChunkData, ChunkDataEnd, Trailers, Done, Bad };
+  enum class Stage { Head, FixedBody, Chunked, Done, Bad };
 
   Result fail(std::string why);
   Result parse_head(std::string_view head);
 
   Stage stage_ = Stage::Head;
   RecordedRequest request_;
-  std::size_t remaining_ = 0;  // body bytes (FixedBody) or chunk bytes (ChunkData) left
+  std::size_t remaining_ = 0;  // body bytes left (FixedBody)
+  std::optional<ChunkedDecoder> chunked_;
   bool keep_alive_ = true;
   std::string error_;
 };
 
-}  // namespace gpupool::test
+}  // namespace gpupool::netutil

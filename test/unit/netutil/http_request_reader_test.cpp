@@ -1,11 +1,11 @@
-// The scripted server's HTTP/1.x request parser, fed directly.
-#include "support/http_request_reader.h"
+// The HTTP/1.x request parser (scripted server, fault proxy), fed directly.
+#include "gpupool/netutil/http_request_reader.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace gpupool::test {
+namespace gpupool::netutil {
 namespace {
 
 using Result = HttpRequestReader::Result;
@@ -91,4 +91,4 @@ TEST(HttpRequestReader, BoundsTheHead) {
 }
 
 }  // namespace
-}  // namespace gpupool::test
+}  // namespace gpupool::netutil

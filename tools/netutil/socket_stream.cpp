@@ -1,62 +1,37 @@
-#include "support/socket_stream.h"
+#include "gpupool/netutil/socket_stream.h"
 
-#include <openssl/bio.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <openssl/err.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <stdexcept>
 
-namespace gpupool::test {
+namespace gpupool::netutil {
 namespace {
 
-constexpr std::size_t kReadSize = 16 * 1024;
-constexpr unsigned char kAlpnHttp11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
-
-// Offer only http/1.1; a client that does not list it gets no ALPN answer.
-int select_http11(SSL* /*ssl*/, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
-                  unsigned int inlen, void* /*arg*/) {
-  unsigned char* selected = nullptr;
-  if (SSL_select_next_proto(&selected, outlen, kAlpnHttp11, sizeof kAlpnHttp11, in, inlen) !=
-      OPENSSL_NPN_NEGOTIATED) {
-    return SSL_TLSEXT_ERR_NOACK;
-  }
-  *out = selected;
-  return SSL_TLSEXT_ERR_OK;
+// True when `host` is an IPv4 or IPv6 address rather than a DNS name.
+bool is_ip_address(const std::string& host) {
+  unsigned char addr[sizeof(in6_addr)];
+  return ::inet_pton(AF_INET, host.c_str(), addr) == 1 || ::inet_pton(AF_INET6, host.c_str(), addr) == 1;
 }
 
-[[noreturn]] void fail(const char* what) {
+std::string tls_error(const char* what) {
+  std::string message = what;
+  const unsigned long code = ERR_get_error();
+  if (code != 0) {
+    char text[256];
+    ERR_error_string_n(code, text, sizeof text);
+    message.append(": ").append(text);
+  }
   ERR_clear_error();
-  throw std::runtime_error(std::string("scripted server TLS: ") + what);
+  return message;
 }
 
 }  // namespace
-
-SslCtxPtr make_server_tls_context(const TestCertificates& certs) {
-  SslCtxPtr ctx(SSL_CTX_new(TLS_server_method()));
-  if (!ctx) fail("SSL_CTX_new");
-  if (SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION) != 1) fail("min protocol version");
-
-  BIO* cert_bio = BIO_new_mem_buf(certs.server_cert_pem.data(), static_cast<int>(certs.server_cert_pem.size()));
-  X509* cert = cert_bio != nullptr ? PEM_read_bio_X509(cert_bio, nullptr, nullptr, nullptr) : nullptr;
-  BIO_free(cert_bio);
-  const int cert_ok = cert != nullptr ? SSL_CTX_use_certificate(ctx.get(), cert) : 0;
-  X509_free(cert);
-  if (cert_ok != 1) fail("server certificate");
-
-  BIO* key_bio = BIO_new_mem_buf(certs.server_key_pem.data(), static_cast<int>(certs.server_key_pem.size()));
-  EVP_PKEY* key = key_bio != nullptr ? PEM_read_bio_PrivateKey(key_bio, nullptr, nullptr, nullptr) : nullptr;
-  BIO_free(key_bio);
-  const int key_ok = key != nullptr ? SSL_CTX_use_PrivateKey(ctx.get(), key) : 0;
-  EVP_PKEY_free(key);
-  if (key_ok != 1 || SSL_CTX_check_private_key(ctx.get()) != 1) fail("server key");
-
-  SSL_CTX_set_alpn_select_cb(ctx.get(), select_http11, nullptr);
-  return ctx;
-}
 
 SocketStream::SocketStream(int fd, SSL_CTX* tls) : fd_(fd) {
   if (tls != nullptr) {
@@ -81,18 +56,53 @@ bool SocketStream::handshake() {
   return SSL_accept(ssl_) == 1;
 }
 
-bool SocketStream::read_some(std::string& buffer) {
+bool SocketStream::connect_handshake(const std::string& host, std::string* error) {
+  std::string ignored;
+  if (error == nullptr) error = &ignored;
+  if (fd_ < 0) {
+    *error = "TLS: no connection";
+    return false;
+  }
+  if (ssl_ == nullptr) return true;
+  ERR_clear_error();
+  X509_VERIFY_PARAM* param = SSL_get0_param(ssl_);
+  if (is_ip_address(host)) {
+    if (X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str()) != 1) {
+      *error = tls_error("TLS: bad IP address");
+      return false;
+    }
+  } else if (SSL_ctrl(ssl_, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                      const_cast<char*>(host.c_str())) != 1 ||  // SSL_set_tlsext_host_name, without its C cast
+             SSL_set1_host(ssl_, host.c_str()) != 1) {
+    *error = tls_error("TLS: bad host name");
+    return false;
+  }
+  if (SSL_connect(ssl_) != 1) {
+    const long verify = SSL_get_verify_result(ssl_);
+    *error = verify != X509_V_OK ? std::string("TLS: certificate verification failed: ") +
+                                       X509_verify_cert_error_string(verify)
+                                 : tls_error("TLS handshake failed");
+    ERR_clear_error();
+    return false;
+  }
+  return true;
+}
+
+bool SocketStream::has_buffered_data() const { return ssl_ != nullptr && SSL_pending(ssl_) > 0; }
+
+bool SocketStream::read_some(std::string& buffer, std::size_t max) {
   if (fd_ < 0) return false;
   char data[kReadSize];
+  const std::size_t want = std::clamp<std::size_t>(max, 1, sizeof data);
   if (ssl_ != nullptr) {
     ERR_clear_error();
     std::size_t got = 0;
-    if (SSL_read_ex(ssl_, data, sizeof data, &got) != 1) return false;
+    if (SSL_read_ex(ssl_, data, want, &got) != 1) return false;
     buffer.append(data, got);
     return true;
   }
   for (;;) {
-    const ssize_t got = ::recv(fd_, data, sizeof data, 0);
+    const ssize_t got = ::recv(fd_, data, want, 0);
     if (got > 0) {
       buffer.append(data, static_cast<std::size_t>(got));
       return true;
@@ -148,4 +158,4 @@ void SocketStream::cut() {
   ::shutdown(fd_, SHUT_WR);
 }
 
-}  // namespace gpupool::test
+}  // namespace gpupool::netutil

@@ -1,9 +1,10 @@
-// Throwaway TLS certificates for test servers, made in-process with OpenSSL 3.
+// Throwaway TLS certificates for loopback test servers (the scripted server,
+// the fault proxy in unit tests), made in-process with OpenSSL 3.
 #pragma once
 
 #include <string>
 
-namespace gpupool::test {
+namespace gpupool::netutil {
 
 struct TestCertificates {
   std::string ca_pem;           // self-signed CA certificate (CA:TRUE, keyCertSign)
@@ -17,4 +18,4 @@ struct TestCertificates {
 // Throws std::runtime_error when OpenSSL fails.
 TestCertificates make_test_certificates();
 
-}  // namespace gpupool::test
+}  // namespace gpupool::netutil

@@ -1,4 +1,4 @@
-#include "support/tls_certs.h"
+#include "gpupool/netutil/tls_certs.h"
 
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-namespace gpupool::test {
+namespace gpupool::netutil {
 namespace {
 
 struct PkeyFree {
@@ -128,4 +128,4 @@ TestCertificates make_test_certificates() {
   return out;
 }
 
-}  // namespace gpupool::test
+}  // namespace gpupool::netutil
