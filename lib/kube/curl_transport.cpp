@@ -106,10 +106,12 @@ TransportError::Kind classify(CURLcode code) {
     case CURLE_COULDNT_CONNECT:
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
+    // A handshake cut short (a server restarting, a proxy resetting): the
+    // request was never sent. Certificate failures have codes of their own.
+    case CURLE_SSL_CONNECT_ERROR:
       return TransportError::Kind::Connect;
     case CURLE_OPERATION_TIMEDOUT:
       return TransportError::Kind::Timeout;
-    case CURLE_SSL_CONNECT_ERROR:
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CERTPROBLEM:
     case CURLE_SSL_CIPHER:
