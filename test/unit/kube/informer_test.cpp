@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gpupool/testenv/wait.h"
 #include "support/scripted_server.h"
 
 namespace gpupool::kube {
@@ -72,14 +73,8 @@ struct Recorder {
   }
 };
 
-bool eventually(const std::function<bool()>& cond) {
-  auto end = std::chrono::steady_clock::now() + 10s;
-  while (std::chrono::steady_clock::now() < end) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(10ms);  // polling interval
-  }
-  return cond();
-}
+// Polls with the shared helper (no fixed sleeps).
+bool eventually(const std::function<bool()>& cond) { return testenv::wait_until(cond, 10s); }
 
 TEST(Informer, ListWatchGoneRelistDeliversMissedDeletes) {
   ScriptedServer server;
