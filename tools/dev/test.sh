@@ -3,6 +3,11 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/prepare.sh"
 
+# Older kube-apiservers (every minor release still supported upstream) for the
+# CRD compatibility test; cached like the control plane.
+GPUPOOL_COMPAT_APISERVERS=$(tools/controlplane/build-compat.sh --list)
+export GPUPOOL_COMPAT_APISERVERS
+
 build=${GPUPOOL_TEST_BUILD_DIR:-build/test}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUPOOL_SANITIZE=ON >/dev/null
 ninja -C "$build"

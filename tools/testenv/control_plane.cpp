@@ -73,6 +73,7 @@ struct Component {
   std::vector<std::string> args;
   std::vector<std::string> env;
   Process proc;
+  std::string binary;  // empty: `name` in the bin dir
 };
 
 class ControlPlane::Impl {
@@ -116,7 +117,7 @@ class ControlPlane::Impl {
   void build_components() {
     components.clear();
     components.push_back({"etcd", etcd_args(layout), {}, {}});
-    components.push_back({"kube-apiserver", apiserver_args(layout, opts.extra_apiserver_flags), {}, {}});
+    components.push_back({"kube-apiserver", apiserver_args(layout, opts.extra_apiserver_flags), {}, {}, opts.apiserver_binary});
     if (opts.controller_manager) {
       components.push_back({"kube-controller-manager", controller_manager_args(layout), {}, {}});
     }
@@ -144,7 +145,7 @@ class ControlPlane::Impl {
       }
     }
     SpawnSpec spec;
-    spec.path = layout.bin(c.name);
+    spec.path = c.binary.empty() ? layout.bin(c.name) : c.binary;
     spec.args = c.args;
     spec.env = c.env;
     spec.log_file = layout.log(c.name);

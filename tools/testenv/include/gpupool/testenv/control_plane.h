@@ -56,6 +56,10 @@ struct Options {
   // Appended after the defaults; for a single-valued flag the last one wins
   // (e.g. "--watch-cache=false" so compact_etcd() makes old resourceVersions 410).
   std::vector<std::string> extra_apiserver_flags;
+  // Another kube-apiserver binary (an older release, for compatibility tests);
+  // empty: the one in the bin dir. Pair it with controller_manager, scheduler
+  // and kwok off unless their version skew is known to work.
+  std::string apiserver_binary;
   // Deadline for a whole start (all components ready), and for the apiserver
   // to be ready again after restart_apiserver(). Does not cover a first build
   // of the binaries (see find_bin_dir()).
