@@ -1,0 +1,67 @@
+// GPUPolicy rules: the CRD's CEL invariants, resource names, XID codes
+// claimed by one rule only, durations in range.
+#include <map>
+
+#include "common_rules.h"
+#include "gpupool/validation/semantic.h"
+
+namespace gpupool::validation {
+
+api::FieldErrors validate(const api::GPUPolicy& policy, const SemanticContext& ctx) {
+  using namespace std::chrono_literals;
+  api::FieldErrors errors;
+  api::FieldPath sp("spec");
+  const auto& spec = policy.spec;
+  if (spec.quota) {
+    api::FieldPath qp = sp.field("quota");
+    const auto& q = *spec.quota;
+    if (q.namespace_selector) check_selector(*q.namespace_selector, qp.field("namespaceSelector"), errors);
+    for (std::size_t i = 0; i < q.namespaces.size(); ++i) {
+      if (!is_dns1123_label(q.namespaces[i])) {
+        errors.push_back({qp.field("namespaces").index(i).str(),
+                          "Invalid value: \"" + q.namespaces[i] + "\": must be a namespace name (a DNS-1123 label)"});
+      }
+    }
+    check_resource_map(q.max_per_tenant, *ctx.catalog, qp.field("maxPerTenant"), errors);
+    if (q.borrowing.limit_percent > 0 && !q.borrowing.enabled) {
+      errors.push_back({qp.field("borrowing").field("limitPercent").str(),
+                        "Forbidden: limitPercent may only be above 0 when borrowing is enabled"});
+    }
+    for (const auto& [ns, weight] : q.fair_share.weights) {
+      if (!is_dns1123_label(ns)) {
+        errors.push_back({qp.field("fairShare").field("weights").str(),
+                          "Invalid value: \"" + ns + "\": every key must be a namespace name"});
+      }
+      if (weight < 1 || weight > 1000) {
+        errors.push_back({qp.field("fairShare").field("weights").key(ns).str(),
+                          "Invalid value: " + std::to_string(weight) + ": must be between 1 and 1000"});
+      }
+    }
+    check_duration_range(q.reclaim_grace_period, 0s, 24h, qp.field("reclaimGracePeriod"), errors);
+  }
+  if (spec.health) {
+    api::FieldPath hp = sp.field("health");
+    std::map<std::int32_t, std::size_t> owner;
+    for (std::size_t r = 0; r < spec.health->xids.size(); ++r) {
+      const auto& codes = spec.health->xids[r].codes;
+      for (std::size_t c = 0; c < codes.size(); ++c) {
+        auto [it, fresh] = owner.emplace(codes[c], r);
+        if (!fresh) {
+          errors.push_back({hp.field("xids").index(r).field("codes").index(c).str(),
+                            "Duplicate value: " + std::to_string(codes[c]) + ": XID already handled by xids[" +
+                                std::to_string(it->second) + "]"});
+        }
+      }
+    }
+    if (const auto& t = spec.health->temperature; t && t->critical_celsius <= t->warning_celsius) {
+      errors.push_back({hp.field("temperature").field("criticalCelsius").str(),
+                        "Invalid value: " + std::to_string(t->critical_celsius) +
+                            ": criticalCelsius must be greater than warningCelsius (" +
+                            std::to_string(t->warning_celsius) + ")"});
+    }
+  }
+  if (spec.upgrade) check_upgrade_strategy(*spec.upgrade, sp.field("upgrade"), errors);
+  return errors;
+}
+
+}  // namespace gpupool::validation
