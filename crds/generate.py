@@ -439,7 +439,7 @@ GPUPOOL_SPEC["properties"]["nodeLabels"]["x-kubernetes-validations"] = [
 
 GPUPOOL_STATUS = obj("Observed state of the pool, written by the controller.", {
     "observedGeneration": integer("The .metadata.generation the status reflects.", fmt="int64", minimum=0),
-    "conditions": conditions("Ready, Progressing, Degraded and Conflict."),
+    "conditions": conditions("Conditions of the pool: Ready, Progressing, Degraded and Conflict."),
     "nodes": NODE_COUNTS,
     "capacity": status_map("Allocatable capacity of the pool by resource name (nvidia.com/gpu: 32, "
                            "nvidia.com/mig-1g.10gb: 14)."),
@@ -522,7 +522,7 @@ GPUPOLICY_SPEC = obj("Quota, health and default upgrade rules shared by the pool
 
 GPUPOLICY_STATUS = obj("Observed state of the policy, written by the controller.", {
     "observedGeneration": integer("The .metadata.generation the status reflects.", fmt="int64", minimum=0),
-    "conditions": conditions("Ready."),
+    "conditions": conditions("Conditions of the policy: Ready (its rules are valid and in use)."),
     "pools": array("Names of the GPUPools that reference this policy.",
                    string("A GPUPool name.", maxLength=253), **{"x-kubernetes-list-type": "set"}),
 })
@@ -558,7 +558,7 @@ TENANTQUOTA_STATUS = obj("Observed state of the quota, written by the controller
     "granted": status_map("Guaranteed amounts granted, by resource name."),
     "used": status_map("Amounts requested by running pods of the covered namespaces, by resource name."),
     "borrowed": status_map("Amounts in use beyond the guarantee, by resource name."),
-    "conditions": conditions("Granted, with a reason a tenant can act on (e.g. PoolCapacityExceeded)."),
+    "conditions": conditions("Conditions of the quota: Granted, with a reason a tenant can act on (e.g. PoolCapacityExceeded)."),
 })
 
 # --- GPUNode ------------------------------------------------------------------
@@ -636,7 +636,7 @@ OPERATION_STATUS = obj("State of one kind of change on the node.", {
 
 GPUNODE_STATUS = obj("Observed state of the node's GPUs, written by the node agent.", {
     "observedGeneration": integer("The .metadata.generation the status reflects.", fmt="int64", minimum=0),
-    "conditions": conditions("Ready, DriverReady, PartitionReady and Healthy."),
+    "conditions": conditions("Conditions of the node: Ready, DriverReady, PartitionReady and Healthy."),
     "gpuCount": integer("Number of GPUs found.", minimum=0),
     "gpus": array("The GPUs, one entry per index.", GPU_STATUS, maxItems=16,
                   **{"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["index"]}),
