@@ -51,7 +51,7 @@ metadata: {name: unrelated}
                        "2 x 4g.40gb need 8 compute slices; A100-SXM4-80GB has 7"),
             std::string::npos)
       << all(r);
-  EXPECT_NE(r.out.find("<stdin>:12: TenantQuota team-a/ml: spec.resources[nvidia.com/gpus]: Unsupported value"),
+  EXPECT_NE(r.out.find("<stdin>:11: TenantQuota team-a/ml: spec.resources[nvidia.com/gpus]: Unsupported value"),
             std::string::npos)
       << all(r);
   EXPECT_NE(r.err.find("2 gpupool.io object(s) checked, 1 other object(s) skipped, 2 problem(s)"),
