@@ -86,10 +86,19 @@ class FileParser {
       static_cast<rapidjson::Value&>(doc).Swap(v);
       add(std::move(doc), index, line);
     } catch (const YAML::Exception& e) {
-      const std::size_t line = e.mark.line >= 0 ? offset + static_cast<std::size_t>(e.mark.line) + 1 : 0;
-      const std::string where = e.mark.line >= 0 ? "line " + std::to_string(line) + ", column " +
-                                                        std::to_string(e.mark.column + 1) + ": "
-                                                  : "";
+      // yaml-cpp may report an error found at the end of the input on the line
+      // after the document (the separator's); keep it inside the document.
+      std::size_t last_line = chunk.first_line;
+      for (std::size_t i = 0; i + 1 < chunk.text.size(); ++i)
+        if (chunk.text[i] == '\n') ++last_line;
+      std::size_t line = e.mark.line >= 0 ? offset + static_cast<std::size_t>(e.mark.line) + 1 : 0;
+      std::string where;
+      if (line > last_line) {
+        line = last_line;
+        where = "line " + std::to_string(line) + " (end of document): ";
+      } else if (line > 0) {
+        where = "line " + std::to_string(line) + ", column " + std::to_string(e.mark.column + 1) + ": ";
+      }
       error(line == 0 ? chunk.first_line : line, "yaml: " + where + e.msg);
     } catch (const YamlJsonError& e) {
       // yaml_to_json counts lines within the document.

@@ -50,7 +50,9 @@ bool type_matches(const SchemaNode& s, const rapidjson::Value& v) {
 
 class Walker {
  public:
-  explicit Walker(FieldErrors& errors) : errors_(errors) {}
+  // In an allOf/anyOf/oneOf/not branch, only value validations apply: the
+  // branch's lack of `properties` does not make fields unknown.
+  explicit Walker(FieldErrors& errors, bool branch = false) : errors_(errors), branch_(branch) {}
 
   void value(const SchemaNode& s, const rapidjson::Value& v, const FieldPath& path, std::size_t depth) {
     if (depth > kMaxDepth) {
@@ -89,7 +91,7 @@ class Walker {
         value(*child, m.value, path.field(name), depth + 1);
       } else if (s.additional == SchemaNode::Additional::Schema) {
         value(*s.additional_schema, m.value, path.key(name), depth + 1);
-      } else if (s.additional == SchemaNode::Additional::Any || s.preserve_unknown_fields) {
+      } else if (branch_ || s.additional == SchemaNode::Additional::Any || s.preserve_unknown_fields) {
         continue;
       } else if (implicit_meta && (name == "apiVersion" || name == "kind" || name == "metadata")) {
         continue;
@@ -215,12 +217,15 @@ class Walker {
 
   FieldErrors branch(const SchemaNode& s, const rapidjson::Value& v, const FieldPath& path, std::size_t depth) {
     FieldErrors errs;
-    Walker(errs).value(s, v, path, depth + 1);
+    Walker(errs, true).value(s, v, path, depth + 1);
     return errs;
   }
 
   void combinators(const SchemaNode& s, const rapidjson::Value& v, const FieldPath& path, std::size_t depth) {
-    for (const auto& b : s.all_of) value(*b, v, path, depth + 1);
+    for (const auto& b : s.all_of) {
+      FieldErrors errs = branch(*b, v, path, depth);
+      errors_.insert(errors_.end(), errs.begin(), errs.end());
+    }
     if (!s.any_of.empty()) {
       // On failure, also report the errors of the closest alternative: one
       // whose type fits the value, then the one with the fewest errors.
@@ -257,6 +262,7 @@ class Walker {
   }
 
   FieldErrors& errors_;
+  bool branch_ = false;
 };
 
 }  // namespace
