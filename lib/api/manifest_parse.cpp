@@ -20,19 +20,21 @@ std::size_t line_at(std::string_view text, std::size_t offset) {
   return line;
 }
 
-// A duplicate key anywhere in a JSON value, as "duplicate field \"a.b\"".
-std::string find_duplicate_key(const rapidjson::Value& v, const std::string& path) {
+// A duplicate key anywhere in a JSON value, as "duplicate field \"a.b\"", or
+// nesting deeper than YAML input may have (later steps recurse).
+std::string find_duplicate_key(const rapidjson::Value& v, const std::string& path, std::size_t depth = 0) {
+  if (depth > kMaxYamlDepth) return "nested deeper than " + std::to_string(kMaxYamlDepth) + " levels";
   if (v.IsObject()) {
     std::unordered_set<std::string_view> seen;
     for (const auto& m : v.GetObject()) {
       const std::string_view name(m.name.GetString(), m.name.GetStringLength());
       const std::string child = path.empty() ? std::string(name) : path + "." + std::string(name);
       if (!seen.insert(name).second) return "duplicate field \"" + child + "\"";
-      if (auto d = find_duplicate_key(m.value, child); !d.empty()) return d;
+      if (auto d = find_duplicate_key(m.value, child, depth + 1); !d.empty()) return d;
     }
   } else if (v.IsArray()) {
     for (rapidjson::SizeType i = 0; i < v.Size(); ++i)
-      if (auto d = find_duplicate_key(v[i], path + "[" + std::to_string(i) + "]"); !d.empty()) return d;
+      if (auto d = find_duplicate_key(v[i], path + "[" + std::to_string(i) + "]", depth + 1); !d.empty()) return d;
   }
   return {};
 }
@@ -124,7 +126,7 @@ class FileParser {
       if (pos == std::string::npos) return;
       rapidjson::Document doc;
       rapidjson::StringStream stream(copy.c_str() + pos);
-      doc.ParseStream<rapidjson::kParseStopWhenDoneFlag>(stream);
+      doc.ParseStream<rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseIterativeFlag>(stream);
       const std::size_t line = line_at(copy, pos);
       if (doc.HasParseError()) {
         const std::size_t at = pos + doc.GetErrorOffset();

@@ -114,6 +114,11 @@ TEST(ManifestLoad, HostileInputIsAnErrorNotACrash) {
   const ManifestSet deep = load_manifests_from_string("a: " + std::string(5000, '[') + "\n", "deep.yaml");
   EXPECT_TRUE(deep.objects.empty());
   EXPECT_EQ(deep.errors.size(), 1u);
+  const ManifestSet deep_json =
+      load_manifests_from_string("{\"a\": " + std::string(100000, '[') + std::string(100000, ']') + "}", "deep.json");
+  EXPECT_TRUE(deep_json.objects.empty());
+  ASSERT_EQ(deep_json.errors.size(), 1u);
+  EXPECT_NE(deep_json.errors[0].message.find("nested deeper than"), std::string::npos);
   const ManifestSet cycle = load_manifests_from_string("a: &x\n  b: *x\n", "cycle.yaml");
   EXPECT_TRUE(cycle.objects.empty());
   ASSERT_EQ(cycle.errors.size(), 1u);
@@ -182,6 +187,7 @@ TEST(ManifestLoad, DirectoryWalkOrderAndExtensions) {
   dir.write("a/notes.txt", "not: a manifest");
   dir.write("c.YAML", cm("upper-case-extension-skipped"));
   dir.write("0.yaml", cm("zero") + "---\n" + cm("zero-2"));
+  dir.write("a/empty.yaml", "");
   const ManifestSet set = load_manifests({dir.str()});
   ASSERT_TRUE(set.errors.empty()) << set.errors.front().str();
   std::vector<std::string> names;
