@@ -1,0 +1,134 @@
+// GPUNode (cluster-scoped, named after its Node): the controller writes the
+// spec (what the node should run), the node agent the status. docs/api.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpupool/api/common_types.h"
+#include "gpupool/api/meta.h"
+
+namespace gpupool::api {
+
+struct MIGInstance {
+  std::string profile;                     // required, "1g.10gb"
+  std::optional<std::int32_t> placement;   // start slice; absent: any
+
+  bool operator==(const MIGInstance&) const = default;
+};
+
+struct GPUMIGLayout {
+  std::int32_t index = 0;  // required
+  bool enabled = false;    // required: MIG mode wanted on this GPU
+  std::vector<MIGInstance> instances;
+
+  bool operator==(const GPUMIGLayout&) const = default;
+};
+
+struct NodePartitioning {
+  std::vector<GPUMIGLayout> mig;  // keyed by index
+  std::optional<AMDPartitioning> amd;
+
+  bool operator==(const NodePartitioning&) const = default;
+};
+
+struct GPUNodeSpec {
+  std::string node_name;  // required, == metadata.name
+  std::string pool;       // owning GPUPool
+  std::optional<DriverSpec> driver;  // upgradeStrategy unused here
+  NodePartitioning partitioning;
+  Sharing sharing;
+  Monitoring monitoring;
+  bool disruption_allowed = false;  // the agent may drain/reboot/reconfigure now
+
+  bool operator==(const GPUNodeSpec&) const = default;
+};
+
+enum class GPUVendor { nvidia, amd };
+GPUPOOL_API_ENUM_NAMES(GPUVendor, {GPUVendor::nvidia, "nvidia"}, {GPUVendor::amd, "amd"})
+
+enum class GPUHealth { healthy, degraded, unhealthy, unknown };
+GPUPOOL_API_ENUM_NAMES(GPUHealth, {GPUHealth::healthy, "Healthy"}, {GPUHealth::degraded, "Degraded"},
+                       {GPUHealth::unhealthy, "Unhealthy"}, {GPUHealth::unknown, "Unknown"})
+
+enum class MIGMode { enabled, disabled, pending, not_supported };
+GPUPOOL_API_ENUM_NAMES(MIGMode, {MIGMode::enabled, "Enabled"}, {MIGMode::disabled, "Disabled"},
+                       {MIGMode::pending, "Pending"}, {MIGMode::not_supported, "NotSupported"})
+
+struct MIGInstanceStatus {
+  std::string profile;
+  std::int32_t placement = 0;
+  std::int32_t gpu_instance_id = 0;  // JSON "gpuInstanceID"
+  std::string uuid;
+
+  bool operator==(const MIGInstanceStatus&) const = default;
+};
+
+struct PartitionStatus {
+  bool capable = false;
+  std::optional<MIGMode> mig_mode;
+  std::vector<MIGInstanceStatus> instances;
+  std::optional<AMDComputePartition> compute_partition;
+  std::optional<AMDMemoryPartition> memory_partition;
+
+  bool operator==(const PartitionStatus&) const = default;
+};
+
+struct GPUStatus {
+  std::int32_t index = 0;  // required
+  std::string uuid;
+  std::string model;       // as reported, "NVIDIA A100-SXM4-80GB"
+  std::string catalog_id;  // JSON "catalogID"; empty if unknown
+  std::optional<GPUVendor> vendor;
+  std::int64_t memory_mib = 0;  // JSON "memoryMiB"
+  std::string pci_bus_id;       // JSON "pciBusID"
+  PartitionStatus partition;
+  std::optional<GPUHealth> health;
+  std::vector<std::string> health_reasons;
+
+  bool operator==(const GPUStatus&) const = default;
+};
+
+enum class OperationType { driver, partition, sharing, monitoring, drain };
+GPUPOOL_API_ENUM_NAMES(OperationType, {OperationType::driver, "Driver"}, {OperationType::partition, "Partition"},
+                       {OperationType::sharing, "Sharing"}, {OperationType::monitoring, "Monitoring"},
+                       {OperationType::drain, "Drain"})
+
+enum class OperationPhase { pending, in_progress, succeeded, failed };
+GPUPOOL_API_ENUM_NAMES(OperationPhase, {OperationPhase::pending, "Pending"},
+                       {OperationPhase::in_progress, "InProgress"}, {OperationPhase::succeeded, "Succeeded"},
+                       {OperationPhase::failed, "Failed"})
+
+struct OperationStatus {
+  OperationType type = OperationType::driver;     // required
+  OperationPhase phase = OperationPhase::pending;  // required
+  std::string message;
+  std::optional<Time> last_transition_time;
+
+  bool operator==(const OperationStatus&) const = default;
+};
+
+struct GPUNodeStatus {
+  std::int64_t observed_generation = 0;
+  std::vector<Condition> conditions;  // Ready, DriverReady, PartitionReady, Healthy
+  std::int32_t gpu_count = 0;
+  std::vector<GPUStatus> gpus;
+  std::string driver_version;
+  std::string cuda_version;
+  std::vector<OperationStatus> operations;  // keyed by type
+  std::optional<Time> last_heartbeat_time;
+
+  bool operator==(const GPUNodeStatus&) const = default;
+};
+
+struct GPUNode {
+  ObjectMeta metadata;
+  GPUNodeSpec spec;
+  std::optional<GPUNodeStatus> status;
+
+  bool operator==(const GPUNode&) const = default;
+};
+
+}  // namespace gpupool::api
