@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -80,15 +81,19 @@ class Catalog {
   static Catalog load(const std::string& path);
 
   const std::vector<GpuModel>& models() const { return models_; }
-  // By catalog id, or any reported name, case-insensitively and ignoring a
-  // leading "NVIDIA " / "AMD " and repeated spaces ("A100-SXM4-80GB" works).
+  // By catalog id, display name or any reported name, case-insensitively,
+  // ignoring leading "NVIDIA " / "AMD " / "Tesla " / "Instinct ", reading
+  // '-' and '_' as spaces and collapsing repeated spaces: "A100-SXM4-80GB",
+  // GPU Feature Discovery's "NVIDIA-A100-SXM4-80GB", "Tesla T4" and "T4" work.
+  // nullptr if none.
   const GpuModel* find(std::string_view id_or_name) const;
   const GpuModel* find_by_pci_device_id(Vendor vendor, std::uint32_t device_id) const;
-  // Every MIG profile name any model has (for resource-name checks).
+  // Every MIG profile name any model has (for resource-name checks), sorted, once each.
   std::vector<std::string> all_mig_profile_names() const;
 
  private:
   std::vector<GpuModel> models_;
+  std::map<std::string, std::size_t> by_name_key_;  // name key of id/displayName/names -> index
 };
 
 }  // namespace gpupool::gpu
