@@ -1,5 +1,6 @@
 // GPUPool rules: the CRD's CEL invariants, plus partitioning and sharing
 // judged against the GPU models the pool may select.
+#include <algorithm>
 #include <map>
 #include <set>
 

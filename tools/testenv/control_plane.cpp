@@ -116,14 +116,15 @@ class ControlPlane::Impl {
 
   void build_components() {
     components.clear();
-    components.push_back({"etcd", etcd_args(layout), {}, {}});
-    components.push_back({"kube-apiserver", apiserver_args(layout, opts.extra_apiserver_flags), {}, {}, opts.apiserver_binary});
+    components.push_back({"etcd", etcd_args(layout), {}, {}, {}});
+    components.push_back(
+        {"kube-apiserver", apiserver_args(layout, opts.extra_apiserver_flags), {}, {}, opts.apiserver_binary});
     if (opts.controller_manager) {
-      components.push_back({"kube-controller-manager", controller_manager_args(layout), {}, {}});
+      components.push_back({"kube-controller-manager", controller_manager_args(layout), {}, {}, {}});
     }
-    if (opts.scheduler) components.push_back({"kube-scheduler", scheduler_args(layout), {}, {}});
+    if (opts.scheduler) components.push_back({"kube-scheduler", scheduler_args(layout), {}, {}, {}});
     // kwok reads ~/.kwok/kwok.yaml before --config when it exists: give it a home of its own.
-    if (opts.kwok) components.push_back({"kwok", kwok_args(layout), {"HOME=" + layout.path("kwok")}, {}});
+    if (opts.kwok) components.push_back({"kwok", kwok_args(layout), {"HOME=" + layout.path("kwok")}, {}, {}});
   }
 
   Component& component(const std::string& name) {

@@ -8,7 +8,12 @@
 #include <algorithm>
 #include <string>
 
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include "gpupool/api/manifest.h"
+#include "gpupool/api/yaml_json.h"
 #include "gpupool/validation/validate.h"
 
 namespace {
@@ -32,6 +37,17 @@ std::string dump(const std::vector<Problem>& problems) {
   return out.empty() ? "  (no problems)\n" : out;
 }
 
+// JSON text of a table node, converted as kubectl converts YAML (quoted
+// scalars stay strings: "1.5" must not turn into the number 1.5).
+std::string json_of(const YAML::Node& node) {
+  rapidjson::Document doc;
+  rapidjson::Value v = gpupool::api::yaml_to_json(node, doc.GetAllocator());
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  v.Accept(w);
+  return std::string(buf.GetString(), buf.GetSize()) + "\n";
+}
+
 bool rejected_by(const YAML::Node& c, const std::string& who) {
   for (const auto& r : c["rejectedBy"]) {
     if (r.as<std::string>() == who) return true;
@@ -51,10 +67,10 @@ TEST(InvalidObjectTable, GpupoolctlReportsEveryCaseAtItsField) {
     // Context objects first, then the case's object, as one input.
     std::string text;
     if (c["context"]) {
-      for (const auto& ctx : c["context"]) text += YAML::Dump(ctx) + "\n---\n";
+      for (const auto& ctx : c["context"]) text += json_of(ctx);
     }
     const std::string object_name = c["object"]["metadata"]["name"].as<std::string>();
-    text += YAML::Dump(c["object"]) + "\n";
+    text += json_of(c["object"]);
     auto result = validate_text(text, name + ".yaml");
     const std::string field = c["field"].as<std::string>();
     bool found = std::any_of(result.problems.begin(), result.problems.end(), [&](const Problem& p) {
@@ -74,7 +90,7 @@ TEST(InvalidObjectTable, SemanticOnlyCasesPassTheSchema) {
   for (const auto& c : table) {
     if (rejected_by(c, "apiserver")) continue;
     SCOPED_TRACE("case " + c["name"].as<std::string>());
-    auto manifests = gpupool::api::load_manifests_from_string(YAML::Dump(c["object"]), "case.yaml");
+    auto manifests = gpupool::api::load_manifests_from_string(json_of(c["object"]), "case.json");
     ASSERT_EQ(manifests.objects.size(), 1u);
     auto errors = gpupool::schema::CrdSchemaSet::builtin().validate(manifests.objects[0].object);
     EXPECT_TRUE(errors.empty()) << gpupool::api::format_field_errors(errors);
