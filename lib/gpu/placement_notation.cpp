@@ -32,15 +32,4 @@ std::variant<std::vector<MigPlacement>, std::string> parse_placements(std::strin
   return out;
 }
 
-std::string format_placements(const std::vector<MigPlacement>& placements) {
-  std::string out = "{";
-  for (std::size_t i = 0; i < placements.size(); ++i) {
-    if (i > 0) out += ",";
-    out += std::to_string(placements[i].start);
-  }
-  out += "}:";
-  if (!placements.empty()) out += std::to_string(placements.front().size);
-  return out;
-}
-
 }  // namespace gpupool::gpu

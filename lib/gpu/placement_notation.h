@@ -16,7 +16,4 @@ namespace gpupool::gpu {
 // Returns the placements or why the text is not in that form.
 std::variant<std::vector<MigPlacement>, std::string> parse_placements(std::string_view text);
 
-// The inverse: "{0,2,4,6}:2" (placements must share one size).
-std::string format_placements(const std::vector<MigPlacement>& placements);
-
 }  // namespace gpupool::gpu

@@ -20,10 +20,4 @@ std::string describe(const YAML::Node& node) {
 
 bool is_plain_scalar(const YAML::Node& node) { return node.IsScalar() && node.Tag() != "!"; }
 
-std::string line_of(const YAML::Node& node) {
-  const YAML::Mark mark = node.Mark();
-  if (mark.is_null()) return "";
-  return "line " + std::to_string(mark.line + 1);
-}
-
 }  // namespace gpupool::gpu::yaml

@@ -12,7 +12,5 @@ namespace gpupool::gpu::yaml {
 std::string describe(const YAML::Node& node);
 // A plain (unquoted) scalar: `7` rather than `"7"`.
 bool is_plain_scalar(const YAML::Node& node);
-// The mark of a node as "line L" (1-based), or "" when yaml-cpp has none.
-std::string line_of(const YAML::Node& node);
 
 }  // namespace gpupool::gpu::yaml

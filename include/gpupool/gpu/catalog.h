@@ -16,7 +16,9 @@
 namespace gpupool::gpu {
 
 // A catalog file that does not parse or breaks an invariant (overlapping ids,
-// a placement outside the slices, ...). what() names the model and field.
+// a placement outside the slices, ...). what() names the model and field:
+// "gpu catalog <origin>: model a100-sxm4-40gb: mig.profiles[3g.20gb].placements: start 6 + size 4 exceeds the 8 memory slices".
+// Unknown fields are errors too (a misspelt optional field would otherwise vanish).
 class CatalogError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -74,7 +76,8 @@ struct GpuModel {
 
 class Catalog {
  public:
-  // The catalog compiled into the binary (lib/gpu/data/gpu-models.yaml).
+  // The catalog compiled into the binary (lib/gpu/data/gpu-models.yaml),
+  // parsed once; an invalid one is a build bug and throws CatalogError.
   static const Catalog& builtin();
   // Parses and checks a catalog in the same YAML format. Throws CatalogError.
   static Catalog parse(std::string_view yaml_text, std::string_view origin);

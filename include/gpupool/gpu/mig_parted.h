@@ -23,8 +23,12 @@
 
 namespace gpupool::gpu {
 
-// A file that is not a valid mig-parted config; what() has the YAML path
-// ("mig-configs.all-1g.10gb[0].mig-devices.1g.10gb: count must be a non-negative integer").
+// A file that is not a valid mig-parted config; what() has the origin, the
+// YAML path and the reason ("mig-parted config <origin>: mig-configs.all-1g.10gb[0]
+// .mig-devices.1g.10gb: count must be a non-negative integer, got -1").
+// As strict as mig-parted itself: version must be v1, mig-configs and each
+// config non-empty, `devices` and `mig-enabled` required, mig-devices required
+// when enabled ({} for none) and empty when disabled, unknown fields refused.
 class MigPartedError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -29,11 +29,18 @@ struct PlacedInstance {
 using Layout = std::vector<PlacedInstance>;  // sorted by start
 
 struct PlanError {
-  // One sentence a user can act on, naming the model and the numbers:
-  // "2 x 4g.40gb need 8 compute slices; A100-SXM4-80GB has 7",
-  // "unknown profile 5g.40gb for A100-SXM4-80GB (known: 1g.10gb, ...)",
+  // One sentence a user can act on, naming the model (display name without
+  // "NVIDIA ") and the numbers. A request reads "2 x 4g.40gb" or
+  // "4g.40gb + 3g.40gb + 1g.10gb" (largest profile first). plan() checks, in order:
+  // "Tesla T4 does not support MIG",
+  // "count of 1g.10gb is negative (-1)",
+  // "unknown profile 5g.40gb for A100-SXM4-80GB (known: 1g.10gb, 1g.10gb+me, ...)"
+  //   ("unknown profiles a, b for ..." for several),
   // "3 x 3g.40gb exceed the maximum of 2 for A100-SXM4-80GB",
-  // "no placement fits 4g.40gb + 3g.40gb + 1g.10gb on A100-SXM4-80GB: ...".
+  // "2 x 4g.40gb need 8 compute slices; A100-SXM4-80GB has 7",
+  // "4g.40gb + 2 x 1g.20gb + 1g.10gb need 9 memory slices; A100-SXM4-80GB has 8",
+  // "no placement fits 2g.10gb + 2 x 1g.5gb on X: at most 2 of the 3 instances
+  //   fit together, e.g. 2g.10gb + 1g.5gb (memory slices where each may start: ...)".
   std::string message;
 };
 
@@ -41,7 +48,10 @@ template <typename T>
 using PlanResult = std::variant<T, PlanError>;
 
 // Parses "3g.40gb=1,2g.20gb=1,1g.10gb=2" (also "3g.40gb" = 1, and
-// "1g.10gb=2,1g.10gb=1" adds up). Errors name the bad item.
+// "1g.10gb=2,1g.10gb=1" adds up; spaces around items, names and counts are
+// fine; "=0" is allowed and leaves the profile out; "" is the empty request).
+// Errors name the bad item: an empty item, a missing name, a count that is
+// not a non-negative integer, a total above 1000.
 PlanResult<ProfileCounts> parse_profile_counts(const std::string& text);
 
 // A valid placement of exactly `wanted` on `model`, deterministic (the same
@@ -50,7 +60,10 @@ PlanResult<ProfileCounts> parse_profile_counts(const std::string& text);
 PlanResult<Layout> plan(const GpuModel& model, const ProfileCounts& wanted);
 
 // Whether `layout` is valid on `model` (known profiles, allowed placements,
-// no overlap, counts and slices within bounds); the error says what is wrong.
+// no overlap, counts and slices within bounds); the error says what is wrong,
+// naming instances by their index in `layout`:
+// "instance 0: 2g.10gb cannot start at memory slice 6 on A100-SXM4-40GB (allowed: 0, 2, 4)",
+// "instances 1 (3g.20gb at memory slices 0-3) and 2 (2g.10gb at memory slices 2-3) overlap".
 PlanResult<std::monostate> check_layout(const GpuModel& model, const Layout& layout);
 
 struct LayoutChange {
@@ -60,22 +73,31 @@ struct LayoutChange {
   Layout result;    // keep + create, sorted: the layout after the change
 };
 
-// The smallest change from `current` (assumed valid) to a layout with exactly
-// `wanted`: keeps as many current instances as any valid final layout allows
-// (ties broken deterministically), destroys the rest, creates the missing.
+// The smallest change from `current` to a layout with exactly `wanted`: keeps
+// as many current instances as any valid final layout allows, destroys the
+// rest, creates the missing. Ties: of the subsets of `current` (sorted by
+// start) of the largest size, the lexicographically first that works; the
+// missing instances are placed as plan() would around the kept ones. The
+// order of `current` does not matter. Errors: plan()'s for `wanted`, or
+// "the current layout is invalid: <check_layout's message>".
 PlanResult<LayoutChange> plan_change(const GpuModel& model, const Layout& current,
                                      const ProfileCounts& wanted);
 
 // Every maximal valid layout of `model`: no further instance of any profile
-// fits. Layouts are returned as profile counts (distinct multisets, sorted),
-// each with one placement that realises it.
+// fits, in any arrangement (counts that fit only when placed badly are left
+// out). Layouts are returned as profile counts (distinct multisets, largest
+// profiles first: 7g.40gb before 1g.5gb x 7), each with one placement that
+// realises it (sorted by start). Empty for a model without MIG.
 struct EnumeratedLayout {
   ProfileCounts counts;
   Layout placement;
 };
 std::vector<EnumeratedLayout> enumerate_maximal_layouts(const GpuModel& model);
 
-// "3g.40gb=1,2g.20gb=1,1g.10gb=2": largest profile first, stable.
+// "3g.40gb=1,2g.20gb=1,1g.10gb=2": larger compute first, then larger memory,
+// then name; the model's numbers for profiles it has, else those in the name
+// ("3g.40gb": 3 compute, 40 GB); names of neither kind last. Zero counts are
+// left out; parse_profile_counts reads the result back.
 std::string format_profile_counts(const ProfileCounts& counts, const GpuModel* model = nullptr);
 
 }  // namespace gpupool::gpu
