@@ -26,17 +26,16 @@ std::string known_profiles(const MigCapability& mig) {
 
 PlanError no_mig(const GpuModel& model) { return {short_name(model) + " does not support MIG"}; }
 
-// Max counts, then compute and memory slices, of counts of known profiles.
+// Compute and memory slices first (the fundamental limit, and the clearer
+// message: "2 x 4g.40gb need 8 compute slices; A100-SXM4-80GB has 7"), then
+// each profile's max count, of counts of known profiles.
 std::optional<PlanError> check_sums(const GpuModel& model, const ProfileCounts& counts) {
   const MigCapability& mig = *model.mig;
   int compute = 0;
   int memory = 0;
-  for (const auto& [name, count] : detail::largest_first(counts, &model)) {
+  const auto ordered = detail::largest_first(counts, &model);
+  for (const auto& [name, count] : ordered) {
     const MigProfile& p = detail::known_profile(mig, name);
-    if (count > p.max_count) {
-      return PlanError{std::to_string(count) + " x " + name + " exceed the maximum of " + std::to_string(p.max_count) +
-                       " for " + short_name(model)};
-    }
     compute += count * p.compute_slices;
     memory += count * p.memory_slices;
   }
@@ -48,6 +47,13 @@ std::optional<PlanError> check_sums(const GpuModel& model, const ProfileCounts& 
   if (memory > mig.memory_slices) {
     return PlanError{what + " need " + std::to_string(memory) + " memory slices; " + short_name(model) + " has " +
                      std::to_string(mig.memory_slices)};
+  }
+  for (const auto& [name, count] : ordered) {
+    const MigProfile& p = detail::known_profile(mig, name);
+    if (count > p.max_count) {
+      return PlanError{std::to_string(count) + " x " + name + " exceed the maximum of " + std::to_string(p.max_count) +
+                       " for " + short_name(model)};
+    }
   }
   return std::nullopt;
 }

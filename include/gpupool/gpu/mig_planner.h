@@ -36,9 +36,9 @@ struct PlanError {
   // "count of 1g.10gb is negative (-1)",
   // "unknown profile 5g.40gb for A100-SXM4-80GB (known: 1g.10gb, 1g.10gb+me, ...)"
   //   ("unknown profiles a, b for ..." for several),
-  // "3 x 3g.40gb exceed the maximum of 2 for A100-SXM4-80GB",
   // "2 x 4g.40gb need 8 compute slices; A100-SXM4-80GB has 7",
   // "4g.40gb + 2 x 1g.20gb + 1g.10gb need 9 memory slices; A100-SXM4-80GB has 8",
+  // "5 x 1g.20gb exceed the maximum of 4 for A100-SXM4-80GB",
   // "no placement fits 2g.10gb + 2 x 1g.5gb on X: at most 2 of the 3 instances
   //   fit together, e.g. 2g.10gb + 1g.5gb (memory slices where each may start: ...)".
   std::string message;

@@ -99,7 +99,7 @@ TEST(MigPlannerChange, IsDeterministicAndIgnoresInputOrder) {
 TEST(MigPlannerChange, Errors) {
   const Layout current = value_of(plan(a100(), counts("1g.5gb=7")));
   EXPECT_EQ(error_of(plan_change(a100(), current, counts("3g.20gb=3"))),
-            "3 x 3g.20gb exceed the maximum of 2 for A100-SXM4-40GB");
+            "3 x 3g.20gb need 9 compute slices; A100-SXM4-40GB has 7");
   EXPECT_EQ(error_of(plan_change(a100(), {{"3g.20gb", 0, 4}, {"2g.10gb", 2, 2}}, counts("7g.40gb"))),
             "the current layout is invalid: instances 0 (3g.20gb at memory slices 0-3) and 1 (2g.10gb at memory "
             "slices 2-3) overlap");

@@ -99,9 +99,18 @@ TEST(MigPlannerEveryModel, EverySingleProfileUpToItsMaximum) {
         EXPECT_TRUE(ok(check_layout(*m, layout)));
         for (const PlacedInstance& i : layout) EXPECT_EQ(i.profile, p.name);
       }
-      EXPECT_EQ(error_of(plan(*m, {{p.name, p.max_count + 1}})),
-                std::to_string(p.max_count + 1) + " x " + p.name + " exceed the maximum of " +
-                    std::to_string(p.max_count) + " for " + short_name(*m));
+      // Past the slices, that is the reason given; else the maximum.
+      const int n = p.max_count + 1;
+      const std::string request = std::to_string(n) + " x " + p.name;
+      const std::string expected =
+          n * p.compute_slices > m->mig->compute_slices
+              ? request + " need " + std::to_string(n * p.compute_slices) + " compute slices; " + short_name(*m) +
+                    " has " + std::to_string(m->mig->compute_slices)
+          : n * p.memory_slices > m->mig->memory_slices
+              ? request + " need " + std::to_string(n * p.memory_slices) + " memory slices; " + short_name(*m) +
+                    " has " + std::to_string(m->mig->memory_slices)
+              : request + " exceed the maximum of " + std::to_string(p.max_count) + " for " + short_name(*m);
+      EXPECT_EQ(error_of(plan(*m, {{p.name, n}})), expected);
     }
   }
 }

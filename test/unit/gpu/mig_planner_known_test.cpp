@@ -46,7 +46,8 @@ TEST(MigPlannerA100, Messages) {
   EXPECT_EQ(error_of(plan(a100(), counts("5g.40gb,6g.40gb,1g.5gb"))),
             "unknown profiles 5g.40gb, 6g.40gb for A100-SXM4-40GB (known: 1g.5gb, 1g.5gb+me, 1g.10gb, 2g.10gb, "
             "3g.20gb, 4g.20gb, 7g.40gb)");
-  EXPECT_EQ(error_of(plan(a100(), counts("3g.20gb=3"))), "3 x 3g.20gb exceed the maximum of 2 for A100-SXM4-40GB");
+  EXPECT_EQ(error_of(plan(a100(), counts("3g.20gb=3"))), "3 x 3g.20gb need 9 compute slices; A100-SXM4-40GB has 7");
+  EXPECT_EQ(error_of(plan(a100(), counts("1g.10gb=5"))), "5 x 1g.10gb need 10 memory slices; A100-SXM4-40GB has 8");
   EXPECT_EQ(error_of(plan(a100(), counts("1g.5gb+me=2"))), "2 x 1g.5gb+me exceed the maximum of 1 for A100-SXM4-40GB");
   EXPECT_EQ(error_of(plan(a100(), counts("4g.20gb=1,3g.20gb=1,1g.5gb=1"))),
             "4g.20gb + 3g.20gb + 1g.5gb need 8 compute slices; A100-SXM4-40GB has 7");
@@ -145,7 +146,7 @@ TEST(MigPlannerA30, Plans) {
 TEST(MigPlannerA30, Messages) {
   EXPECT_EQ(error_of(plan(a30(), counts("3g.12gb"))),
             "unknown profile 3g.12gb for A30 (known: 1g.6gb, 1g.6gb+me, 2g.12gb, 2g.12gb+me, 4g.24gb)");
-  EXPECT_EQ(error_of(plan(a30(), counts("2g.12gb=3"))), "3 x 2g.12gb exceed the maximum of 2 for A30");
+  EXPECT_EQ(error_of(plan(a30(), counts("2g.12gb=3"))), "3 x 2g.12gb need 6 compute slices; A30 has 4");
   EXPECT_EQ(error_of(plan(a30(), counts("1g.6gb+me=2"))), "2 x 1g.6gb+me exceed the maximum of 1 for A30");
   EXPECT_EQ(error_of(plan(a30(), counts("4g.24gb,1g.6gb"))), "4g.24gb + 1g.6gb need 5 compute slices; A30 has 4");
   EXPECT_EQ(error_of(plan(a30(), counts("2g.12gb=2,1g.6gb"))), "2 x 2g.12gb + 1g.6gb need 5 compute slices; A30 has 4");
