@@ -1,11 +1,65 @@
 // GPUNode rules: named after its node, MIG instances of known profiles, the
 // shared sharing/monitoring/driver rules.
+#include <algorithm>
 #include <set>
+#include <type_traits>
+#include <variant>
+
+#include "gpupool/gpu/mig_planner.h"
 
 #include "common_rules.h"
 #include "gpupool/validation/semantic.h"
 
 namespace gpupool::validation {
+namespace {
+
+// Where the agent has reported a GPU's model, the wanted instances must fit
+// it: exactly as placed when every placement is given, else somewhere.
+void check_layouts_against_status(const api::GPUNode& node, const gpu::Catalog& catalog, api::FieldErrors& errors) {
+  if (!node.status) return;
+  for (std::size_t g = 0; g < node.spec.partitioning.mig.size(); ++g) {
+    const auto& wanted = node.spec.partitioning.mig[g];
+    if (!wanted.enabled || wanted.instances.empty()) continue;
+    const gpu::GpuModel* model = nullptr;
+    for (const auto& reported : node.status->gpus) {
+      if (reported.index != wanted.index) continue;
+      model = catalog.find(reported.catalog_id.empty() ? reported.model : reported.catalog_id);
+    }
+    if (model == nullptr || !model->mig) continue;
+    gpu::Layout layout;
+    gpu::ProfileCounts counts;
+    bool all_placed = true;
+    for (const auto& inst : wanted.instances) {
+      const gpu::MigProfile* p = model->mig->profile(inst.profile);
+      if (p == nullptr) {
+        all_placed = false;  // counted below; plan() names the unknown profile
+      } else if (inst.placement) {
+        layout.push_back({inst.profile, *inst.placement, p->memory_slices});
+      } else {
+        all_placed = false;
+      }
+      ++counts[inst.profile];
+    }
+    std::sort(layout.begin(), layout.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
+    auto result = all_placed ? gpu::check_layout(*model, layout)
+                             : gpu::PlanResult<std::monostate>(std::visit(
+                                   [](const auto& r) -> gpu::PlanResult<std::monostate> {
+                                     if constexpr (std::is_same_v<std::decay_t<decltype(r)>, gpu::PlanError>) {
+                                       return r;
+                                     } else {
+                                       return std::monostate{};
+                                     }
+                                   },
+                                   gpu::plan(*model, counts)));
+    if (const auto* err = std::get_if<gpu::PlanError>(&result)) {
+      errors.push_back({api::FieldPath("spec").field("partitioning").field("mig").index(g).field("instances").str(),
+                        "Invalid value: " + err->message + " (GPU " + std::to_string(wanted.index) + " is a " +
+                            model->display_name + ")"});
+    }
+  }
+}
+
+}  // namespace
 
 api::FieldErrors validate(const api::GPUNode& node, const SemanticContext& ctx) {
   api::FieldErrors errors;
@@ -39,6 +93,7 @@ api::FieldErrors validate(const api::GPUNode& node, const SemanticContext& ctx) 
       }
     }
   }
+  check_layouts_against_status(node, *ctx.catalog, errors);
   check_sharing(spec.sharing, sp.field("sharing"), errors);
   check_monitoring(spec.monitoring, sp.field("monitoring"), errors);
   return errors;
