@@ -15,8 +15,4 @@ namespace gpupool::gpu {
 // "Tesla T4" and "T4".
 std::string name_key(std::string_view name);
 
-// The name used in messages: the display name without a leading "NVIDIA "
-// ("A100-SXM4-80GB", "Tesla T4").
-std::string short_name(const GpuModel& model);
-
 }  // namespace gpupool::gpu

@@ -7,11 +7,6 @@ namespace {
 
 constexpr std::uint16_t kNvidiaVendorId = 0x10DE;
 
-std::string short_name(const GpuModel& model) {
-  const std::string& n = model.display_name;
-  return n.rfind("NVIDIA ", 0) == 0 ? n.substr(7) : n;
-}
-
 bool filter_admits(const MigPartedEntry& entry, const GpuModel& model) {
   if (entry.device_filter.empty()) return true;
   return std::any_of(entry.device_filter.begin(), entry.device_filter.end(), [&](const MigPartedDeviceFilter& f) {

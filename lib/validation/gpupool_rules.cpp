@@ -18,10 +18,6 @@ void add(api::FieldErrors& errors, const FieldPath& path, std::string reason) {
   errors.push_back({path.str(), std::move(reason)});
 }
 
-std::string short_name(const gpu::GpuModel& m) {
-  return m.display_name.rfind("NVIDIA ", 0) == 0 ? m.display_name.substr(7) : m.display_name;
-}
-
 // The models a MIG rule must hold for: the pinned ones, or every MIG-capable
 // model of the catalog (then a rule needs to hold for at least one).
 struct Candidates {
@@ -81,7 +77,7 @@ void check_device_layouts(const api::MIGPartitioning& mig, const Candidates& can
         if (m->mig && m->mig->profile(profile) == nullptr) unknown.push_back(profile);
       }
       if (!m->mig) {
-        if (candidates.pinned) add(errors, pp, "Invalid value: " + short_name(*m) + " does not support MIG");
+        if (candidates.pinned) add(errors, pp, "Invalid value: " + gpu::short_name(*m) + " does not support MIG");
         continue;
       }
       if (!unknown.empty()) {
@@ -90,7 +86,7 @@ void check_device_layouts(const api::MIGPartitioning& mig, const Candidates& can
           for (const auto& p : m->mig->profiles) known += (known.empty() ? "" : ", ") + p.name;
           for (const auto& u : unknown) {
             add(errors, pp.key(u),
-                "Unsupported value: \"" + u + "\": unknown profile for " + short_name(*m) + " (known: " + known + ")");
+                "Unsupported value: \"" + u + "\": unknown profile for " + gpu::short_name(*m) + " (known: " + known + ")");
           }
         }
         continue;

@@ -11,14 +11,6 @@
 namespace gpupool::ctl {
 namespace {
 
-std::string short_name(const gpu::GpuModel& model) {
-  const std::string& n = model.display_name;
-  for (std::string prefix : {"NVIDIA ", "AMD "}) {
-    if (n.rfind(prefix, 0) == 0) return n.substr(prefix.size());
-  }
-  return n;
-}
-
 int used(const gpu::GpuModel& model, const gpu::Layout& layout, bool compute) {
   int total = 0;
   for (const auto& inst : layout) {
@@ -95,7 +87,7 @@ int run_plan(MigArgs& args) {
       for (const auto& i : l) s += (s.empty() ? "" : ", ") + i.profile + "@" + std::to_string(i.start);
       return s.empty() ? std::string("-") : s;
     };
-    std::cout << short_name(model) << ": change to " << gpu::format_profile_counts(counts, &model) << "\n"
+    std::cout << gpu::short_name(model) << ": change to " << gpu::format_profile_counts(counts, &model) << "\n"
               << "  keep:    " << list(c.keep) << "\n"
               << "  destroy: " << list(c.destroy) << "\n"
               << "  create:  " << list(c.create) << "\n";
@@ -107,7 +99,7 @@ int run_plan(MigArgs& args) {
     std::cerr << "error: " << err->message << "\n";
     return 1;
   }
-  std::cout << short_name(model) << ": " << gpu::format_profile_counts(counts, &model) << "\n";
+  std::cout << gpu::short_name(model) << ": " << gpu::format_profile_counts(counts, &model) << "\n";
   print_layout(model, std::get<gpu::Layout>(planned));
   return 0;
 }
@@ -115,11 +107,11 @@ int run_plan(MigArgs& args) {
 int run_layouts(MigArgs& args) {
   const gpu::GpuModel& model = args.catalog.model(args.model);
   if (!model.mig) {
-    std::cerr << "error: " << short_name(model) << " does not support MIG\n";
+    std::cerr << "error: " << gpu::short_name(model) << " does not support MIG\n";
     return 1;
   }
   auto layouts = gpu::enumerate_maximal_layouts(model);
-  std::cout << "# " << layouts.size() << " maximal MIG layouts of " << short_name(model) << " (" << model.id
+  std::cout << "# " << layouts.size() << " maximal MIG layouts of " << gpu::short_name(model) << " (" << model.id
             << "): no further instance fits any of them\n";
   for (const auto& l : layouts) std::cout << gpu::format_profile_counts(l.counts, &model) << "\n";
   return 0;

@@ -74,6 +74,10 @@ struct GpuModel {
   std::vector<std::string> sources;    // public sources of the tables, as cited in the file
 };
 
+// The name used in messages: the display name without a leading "NVIDIA "
+// ("A100-SXM4-80GB", "Tesla T4", "AMD Instinct MI300X").
+std::string short_name(const GpuModel& model);
+
 class Catalog {
  public:
   // The catalog compiled into the binary (lib/gpu/data/gpu-models.yaml),
