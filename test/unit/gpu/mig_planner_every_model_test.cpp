@@ -18,10 +18,6 @@ using testing::error_of;
 using testing::ok;
 using testing::value_of;
 
-std::string short_name(const GpuModel& m) {
-  return m.display_name.rfind("NVIDIA ", 0) == 0 ? m.display_name.substr(7) : m.display_name;
-}
-
 std::vector<const GpuModel*> mig_models(const Catalog& c) {
   std::vector<const GpuModel*> out;
   for (const GpuModel& m : c.models()) {
