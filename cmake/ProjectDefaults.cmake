@@ -14,6 +14,11 @@ function(gpupool_defaults target)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
     target_compile_options(${target} PRIVATE -Wno-restrict)
   endif()
+  # RapidJSON 1.1's member iterators predate C++20's rewritten comparisons;
+  # clang reports every range-for over an object's members as ambiguous.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    target_compile_options(${target} PRIVATE -Wno-ambiguous-reversed-operator)
+  endif()
   target_include_directories(${target} SYSTEM PRIVATE ${RAPIDJSON_INCLUDE_DIR})
   # RapidJSON's type checks throw instead of aborting (see the header).
   target_compile_options(${target} PRIVATE -include ${PROJECT_SOURCE_DIR}/include/gpupool/common/rapidjson_config.h)

@@ -15,7 +15,7 @@
 #include "gpupool/kube/base64.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/pem.h"
-#include "gpupool/kube/rfc3339.h"
+#include "gpupool/common/rfc3339.h"
 #include "subprocess.h"
 
 extern char** environ;
@@ -125,7 +125,7 @@ PluginOutput parse_output(const ExecConfig& config, const std::string& out) {
     if (auto why = check_private_key_pem(result.creds.client_key_pem)) fail(config, "status.clientKeyData: " + *why);
   }
   if (!expiry.empty()) {
-    result.expiry = parse_rfc3339(expiry);
+    if (auto t = parse_rfc3339(expiry)) result.expiry = to_system_clock(*t);
     if (!result.expiry) fail(config, "status.expirationTimestamp \"" + expiry + "\" is not an RFC 3339 time");
   }
   return result;

@@ -1,7 +1,7 @@
 // Formatting of metav1.MicroTime and metav1.Time: RFC 3339 in UTC, with
 // exactly six fractional digits for MicroTime ("2024-05-01T12:00:00.123456Z")
 // and none for Time ("2024-05-01T12:00:00Z"), as the API server writes them.
-// Parse either with parse_rfc3339 (rfc3339.h).
+// Parse either with parse_rfc3339 (gpupool/common/rfc3339.h).
 #pragma once
 
 #include <chrono>

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpupool/kube/rfc3339.h"
+#include "gpupool/common/rfc3339.h"
 
 namespace gpupool::kube {
 namespace {

@@ -1,8 +1,9 @@
-#include "gpupool/kube/rfc3339.h"
+#include "gpupool/common/rfc3339.h"
 
+#include <algorithm>
 #include <cstdint>
 
-namespace gpupool::kube {
+namespace gpupool {
 
 namespace {
 
@@ -28,25 +29,25 @@ bool expect(std::string_view s, std::size_t& pos, char a, char b = '\0') {
 
 }  // namespace
 
-std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view s) {
+std::optional<Rfc3339Time> parse_rfc3339(std::string_view s) {
   using namespace std::chrono;
   std::size_t pos = 0;
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
   if (!digits(s, pos, 4, y) || !expect(s, pos, '-') || !digits(s, pos, 2, mo) || !expect(s, pos, '-') ||
-      !digits(s, pos, 2, d) || !expect(s, pos, 'T', 't') || !digits(s, pos, 2, h) || !expect(s, pos, ':') ||
+      !digits(s, pos, 2, d) || !expect(s, pos, 'T') || !digits(s, pos, 2, h) || !expect(s, pos, ':') ||
       !digits(s, pos, 2, mi) || !expect(s, pos, ':') || !digits(s, pos, 2, sec)) {
     return std::nullopt;
   }
   const year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
-  if (!ymd.ok() || h > 23 || mi > 59 || sec > 60) return std::nullopt;  // 60: a leap second
+  if (!ymd.ok() || h > 23 || mi > 59 || sec > 59) return std::nullopt;  // as Go: no leap second
 
-  nanoseconds frac{0};
+  microseconds frac{0};
   if (pos < s.size() && s[pos] == '.') {
     ++pos;
-    int64_t scale = 100000000;
+    int64_t scale = 100000;
     std::size_t n = 0;
     while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
-      frac += nanoseconds{(s[pos] - '0') * scale};
+      frac += microseconds{(s[pos] - '0') * scale};
       scale /= 10;
       ++pos;
       ++n;
@@ -55,7 +56,7 @@ std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_v
   }
 
   minutes offset{0};
-  if (pos < s.size() && (s[pos] == 'Z' || s[pos] == 'z')) {
+  if (pos < s.size() && s[pos] == 'Z') {
     ++pos;
   } else if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
     const bool negative = s[pos] == '-';
@@ -71,8 +72,14 @@ std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_v
   }
   if (pos != s.size()) return std::nullopt;
 
-  const sys_time<nanoseconds> local = sys_days{ymd} + hours{h} + minutes{mi} + seconds{sec} + frac;
-  return time_point_cast<system_clock::duration>(local - offset);
+  return sys_days{ymd} + hours{h} + minutes{mi} + seconds{sec} + frac - offset;
 }
 
-}  // namespace gpupool::kube
+std::chrono::system_clock::time_point to_system_clock(Rfc3339Time t) {
+  using namespace std::chrono;
+  const Rfc3339Time lo = sys_days{year{1900} / 1 / 1};
+  const Rfc3339Time hi = sys_days{year{2200} / 1 / 1};
+  return time_point_cast<system_clock::duration>(std::clamp(t, lo, hi));
+}
+
+}  // namespace gpupool
