@@ -311,7 +311,8 @@ def driver_spec(desc, with_upgrade_strategy):
     props = {
         "version": string("Driver version to install, e.g. \"570.133.20\" (NVIDIA) or \"6.3.3\" (AMD).",
                           maxLength=64, pattern=DRIVER_VERSION_PATTERN),
-        "installer": obj("How the driver gets onto the node.", {
+        "installer": obj("How the driver gets onto the node (required: there is no safe default "
+                         "between a container image and what the host already has).", {
             "kind": string("Installation method: container (a driver container image), package "
                            "(the distribution's package manager), runfile (the vendor's installer) or "
                            "preinstalled (already on the host; only checked). Default container.",
@@ -334,7 +335,7 @@ def driver_spec(desc, with_upgrade_strategy):
         props["upgradeStrategy"] = upgrade_strategy(
             "How driver changes roll out over the pool's nodes; unset falls back to the "
             "referenced policy's upgrade rules, then to the defaults.")
-    return obj(desc, props, required=["version"])
+    return obj(desc, props, required=["version", "installer"])
 
 
 def status_map(desc):
