@@ -17,16 +17,6 @@ std::string string_member(const rapidjson::Value& obj, const char* name) {
   return std::string(it->value.GetString(), it->value.GetStringLength());
 }
 
-const char* json_type(const rapidjson::Value& v) {
-  if (v.IsNull()) return "null";
-  if (v.IsBool()) return "boolean";
-  if (v.IsInt64() || v.IsUint64()) return "integer";
-  if (v.IsNumber()) return "number";
-  if (v.IsString()) return "string";
-  if (v.IsArray()) return "array";
-  return "object";
-}
-
 std::string type_error(const std::string& path, const rapidjson::Value& v, const char* want) {
   return std::string("Invalid value: \"") + json_type(v) + "\": " + path + " in body must be of type " + want +
          ": \"" + json_type(v) + "\"";

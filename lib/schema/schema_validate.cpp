@@ -18,16 +18,6 @@ using api::FieldPath;
 
 constexpr std::size_t kMaxDepth = 256;
 
-const char* json_type(const rapidjson::Value& v) {
-  if (v.IsNull()) return "null";
-  if (v.IsBool()) return "boolean";
-  if (v.IsInt64() || v.IsUint64()) return "integer";
-  if (v.IsNumber()) return "number";
-  if (v.IsString()) return "string";
-  if (v.IsArray()) return "array";
-  return "object";
-}
-
 // kube-openapi's swag.IsFloat64AJSONInteger, within +-2^53.
 bool is_integer(const rapidjson::Value& v) {
   if (v.IsInt64() || v.IsUint64()) return true;

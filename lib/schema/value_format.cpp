@@ -83,4 +83,14 @@ bool json_equal(const rapidjson::Value& a, const rapidjson::Value& b) {
   return true;  // null == null, and bools have the same type only when equal
 }
 
+const char* json_type(const rapidjson::Value& v) {
+  if (v.IsNull()) return "null";
+  if (v.IsBool()) return "boolean";
+  if (v.IsInt64() || v.IsUint64()) return "integer";
+  if (v.IsNumber()) return "number";
+  if (v.IsString()) return "string";
+  if (v.IsArray()) return "array";
+  return "object";
+}
+
 }  // namespace gpupool::schema

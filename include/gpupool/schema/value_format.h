@@ -16,6 +16,8 @@ std::string go_quote(std::string_view s);
 // strings quoted, numbers and booleans bare, null as "null", lists and maps as
 // compact JSON.
 std::string format_bad_value(const rapidjson::Value& v);
+// The OpenAPI type name of a JSON value: null, boolean, integer, number, string, array, object.
+const char* json_type(const rapidjson::Value& v);
 // Compact JSON.
 std::string to_json(const rapidjson::Value& v);
 // Unicode code points in UTF-8 text (what minLength/maxLength count).
