@@ -64,9 +64,28 @@ class Walker {
     combinators(s, v, path, depth);
   }
 
+  // The apiserver replaces a null of a field that is not nullable but has a
+  // default with that default before it validates (a null without a default
+  // stays, and fails the type check): such a field counts as absent. Checked
+  // against kube-apiserver v1.37.
+  static bool pruned_null(const SchemaNode* child, const rapidjson::Value& value) {
+    return value.IsNull() && child != nullptr && !child->nullable && child->has_default;
+  }
+
+  const SchemaNode* child_schema(const SchemaNode& s, std::string_view name) const {
+    if (const SchemaNode* child = s.property(name)) return child;
+    if (s.additional == SchemaNode::Additional::Schema) return s.additional_schema.get();
+    return nullptr;
+  }
+
   void object_checks(const SchemaNode& s, const rapidjson::Value& v, const FieldPath& path, std::size_t depth,
                      bool root) {
-    const auto count = static_cast<std::int64_t>(v.MemberCount());
+    std::int64_t count = 0;
+    for (const auto& m : v.GetObject()) {
+      if (!pruned_null(child_schema(s, std::string_view(m.name.GetString(), m.name.GetStringLength())), m.value)) {
+        ++count;
+      }
+    }
     if (s.min_properties && count < *s.min_properties)
       add(path, "Invalid value: " + std::to_string(count) + ": " + in_body(path) + " should have at least " +
                     std::to_string(*s.min_properties) + " properties");
@@ -77,6 +96,7 @@ class Walker {
     for (const auto& m : v.GetObject()) {
       const std::string_view name(m.name.GetString(), m.name.GetStringLength());
       if (root && name == "metadata") continue;
+      if (pruned_null(child_schema(s, name), m.value)) continue;
       if (const SchemaNode* child = s.property(name)) {
         value(*child, m.value, path.field(name), depth + 1);
       } else if (s.additional == SchemaNode::Additional::Schema) {
@@ -91,8 +111,8 @@ class Walker {
       }
     }
     for (const auto& r : s.required) {
-      if (v.HasMember(r.c_str())) continue;
       const SchemaNode* child = s.property(r);
+      if (auto it = v.FindMember(r.c_str()); it != v.MemberEnd() && !pruned_null(child, it->value)) continue;
       if (child != nullptr && child->has_default) continue;  // the apiserver defaults it first
       add(path.field(r), "Required value");
     }

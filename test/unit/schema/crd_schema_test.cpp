@@ -158,6 +158,9 @@ TEST(CrdSchemaValidate, Cases) {
       {"enum is case-sensitive", widget("{size: 1, mode: fast}"), {{"spec.mode", "Unsupported value: \"fast\""}}},
       {"null for a non-nullable string", widget("{size: 1, mode: null}"),
        {{"spec.mode", "Invalid value: \"null\": spec.mode in body must be of type string: \"null\""}}},
+      // kube-apiserver defaults a null of a field that has a default (and
+      // only then): checked against v1.37 with spec.monitoring: null.
+      {"null for a field with a default is defaulted", widget("{size: 1, mode: Fast, replicas: null}"), {}},
       {"empty string: minLength and pattern", widget("{size: 1, mode: Fast, name: \"\"}"),
        {{"spec.name", "Invalid value: \"\": spec.name in body should be at least 1 chars long"},
         {"spec.name", "should match '^[a-z][a-z0-9-]*$'"}}},
