@@ -55,10 +55,14 @@ int run_plan(MigArgs& args) {
   const auto& counts = std::get<gpu::ProfileCounts>(wanted);
   if (!args.current.empty()) {
     // --current 3g.40gb@0,1g.10gb@6: plan the smallest change from there.
+    if (!model.mig) {
+      std::cerr << "error: " << gpu::short_name(model) << " does not support MIG\n";
+      return 1;
+    }
     gpu::Layout current;
     for (const auto& item : args.current) {
       auto at = item.find('@');
-      if (at == std::string::npos || model.mig == std::nullopt) {
+      if (at == std::string::npos) {
         std::cerr << "error: --current wants PROFILE@START items, e.g. 3g.40gb@0\n";
         return 1;
       }

@@ -122,6 +122,16 @@ TEST(GpupoolctlMig, UnknownModelIsAUsageError) {
   auto t4 = ctl({"mig", "layouts", "--model", "t4-16gb"});
   EXPECT_EQ(t4.status, 1) << all(t4);
   EXPECT_NE(t4.err.find("does not support MIG"), std::string::npos) << all(t4);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"mig", "plan", "--model", "t4-16gb", "1g.10gb=1"},
+        std::vector<std::string>{"mig", "plan", "--model", "t4-16gb", "--current", "1g.10gb@0", "1g.10gb=1"}}) {
+    auto plan = ctl(args);
+    EXPECT_EQ(plan.status, 1) << all(plan);
+    EXPECT_NE(plan.err.find("Tesla T4 does not support MIG"), std::string::npos) << all(plan);
+  }
+  auto bad = ctl({"mig", "plan", "--model", "a100-sxm4-40gb", "--current", "1g.5gb", "1g.5gb=1"});
+  EXPECT_EQ(bad.status, 1) << all(bad);
+  EXPECT_NE(bad.err.find("PROFILE@START"), std::string::npos) << all(bad);
 }
 
 }  // namespace
