@@ -16,7 +16,7 @@
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/pem.h"
 #include "gpupool/common/rfc3339.h"
-#include "subprocess.h"
+#include "gpupool/common/subprocess.h"
 
 extern char** environ;
 
@@ -65,7 +65,7 @@ std::vector<std::string> plugin_environment(const ExecConfig& config, const std:
 std::string resolve_program(const ExecConfig& config) {
   if (config.command.find('/') != std::string::npos) return config.command;
   const char* path = std::getenv("PATH");
-  std::string program = detail::find_in_path(config.command, path ? path : "");
+  std::string program = common::find_in_path(config.command, path ? path : "");
   if (program.empty()) {
     std::string msg = "executable not found in $PATH";
     if (!config.install_hint.empty()) msg += "\n\n" + config.install_hint;
@@ -217,7 +217,7 @@ Credentials ExecCredentials::run_plugin() {
   argv.insert(argv.end(), config_.args.begin(), config_.args.end());
   const auto env = plugin_environment(config_, exec_info_json(config_, options_.cluster));
 
-  const detail::ProcessResult r = detail::run_process(program, argv, env, options_.timeout, kMaxOutput);
+  const common::ProcessResult r = common::run_process(program, argv, env, options_.timeout, kMaxOutput);
   if (!r.started) {
     std::string msg = "cannot run " + program + ": " + r.start_error;
     if (!config_.install_hint.empty()) msg += "\n\n" + config_.install_hint;

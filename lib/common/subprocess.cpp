@@ -1,4 +1,4 @@
-#include "subprocess.h"
+#include "gpupool/common/subprocess.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -11,7 +11,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace gpupool::kube::detail {
+namespace gpupool::common {
 
 namespace {
 
@@ -188,4 +188,4 @@ std::string find_in_path(const std::string& name, const std::string& path_list) 
   return {};
 }
 
-}  // namespace gpupool::kube::detail
+}  // namespace gpupool::common

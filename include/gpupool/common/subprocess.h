@@ -1,12 +1,12 @@
 // Runs a program to completion without a shell and captures its output
-// (private to lib/kube; used for exec credential plugins).
+// (exec credential plugins, vendor GPU tools, driver installer commands).
 #pragma once
 
 #include <chrono>
 #include <string>
 #include <vector>
 
-namespace gpupool::kube::detail {
+namespace gpupool::common {
 
 struct ProcessResult {
   bool started = false;
@@ -31,4 +31,4 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
 // ($PATH syntax); empty when there is none. Relative directories are skipped.
 std::string find_in_path(const std::string& name, const std::string& path_list);
 
-}  // namespace gpupool::kube::detail
+}  // namespace gpupool::common

@@ -1,0 +1,2 @@
+// placeholder: replaced by the node-label work
+namespace gpupool::node {}
