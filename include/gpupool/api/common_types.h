@@ -62,6 +62,11 @@ struct UpgradeStrategy {
   bool operator==(const UpgradeStrategy&) const = default;
 };
 
+// How MIG devices are advertised (GPUPool.spec.partitioning.nvidia.strategy,
+// GPUNode.spec.partitioning.strategy), as the NVIDIA device plugin names them.
+enum class MIGStrategy { single, mixed };
+GPUPOOL_API_ENUM_NAMES(MIGStrategy, {MIGStrategy::single, "single"}, {MIGStrategy::mixed, "mixed"})
+
 enum class SharingMode { exclusive, time_slicing, mps };
 GPUPOOL_API_ENUM_NAMES(SharingMode, {SharingMode::exclusive, "exclusive"}, {SharingMode::time_slicing, "timeSlicing"},
                        {SharingMode::mps, "mps"})

@@ -17,9 +17,6 @@ namespace gpupool::api {
 enum class Vendor { auto_, nvidia, amd };
 GPUPOOL_API_ENUM_NAMES(Vendor, {Vendor::auto_, "auto"}, {Vendor::nvidia, "nvidia"}, {Vendor::amd, "amd"})
 
-enum class MIGStrategy { single, mixed };
-GPUPOOL_API_ENUM_NAMES(MIGStrategy, {MIGStrategy::single, "single"}, {MIGStrategy::mixed, "mixed"})
-
 struct MIGDeviceLayout {
   std::vector<std::int32_t> gpus;                  // JSON "gpus"; empty: every GPU not named elsewhere
   std::map<std::string, std::int32_t> profiles;    // required: "3g.40gb" -> count
