@@ -234,6 +234,9 @@ def upgrade_strategy(desc):
         "failureBudget": integer("Number of failed node upgrades that pauses the rollout; 0 pauses "
                                  "on the first failure. Default 1.", default=1, minimum=0),
         "drain": DRAIN_OPTIONS,
+        "cordonOnFailure": boolean("Leave a node whose update failed cordoned, so nothing new lands on "
+                                   "it until someone looks (true), or uncordon it so its GPUs serve "
+                                   "again as they were (false). Default true.", default=True),
         "maintenanceWindows": array("Windows in which upgrades may start; empty means at any time.",
                                     MAINTENANCE_WINDOW, maxItems=16),
     })
@@ -577,6 +580,10 @@ GPU_MIG_LAYOUT = obj("The exact MIG layout of one GPU.", {
 }, required=["index", "enabled"])
 
 NODE_PARTITIONING = obj("The exact partitioning of this node's GPUs.", {
+    "strategy": string("How MIG devices are advertised, as the NVIDIA device plugin's MIG strategy: "
+                       "single (every MIG device as nvidia.com/gpu; one profile per GPU) or mixed "
+                       "(nvidia.com/mig-<profile>). Unset means mixed. Copied from the pool.",
+                       enum=["single", "mixed"]),
     "mig": array("Per-GPU MIG layout, one entry per GPU index.", GPU_MIG_LAYOUT, maxItems=16,
                  **{"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["index"]}),
     "amd": AMD_PARTITIONING,
@@ -597,6 +604,11 @@ GPUNODE_SPEC = obj("What the GPUs of this node should look like; written by the 
                        "disruptionAllowed": boolean("Set by the controller when the agent may drain, "
                                                     "reboot or reconfigure the node now. Default false.",
                                                     default=False),
+                       "drain": with_desc(DRAIN_OPTIONS, "How the agent drains the node before a disruptive "
+                                                         "change; copied from the pool's upgrade strategy."),
+                       "cordonOnFailure": boolean("Leave the node cordoned when a change fails (true), or "
+                                                  "uncordon it (false); copied from the pool's upgrade "
+                                                  "strategy. Default true.", default=True),
                    }, required=["nodeName"])
 
 MIG_INSTANCE_STATUS = obj("A MIG GPU instance that exists.", {
@@ -631,9 +643,25 @@ GPU_STATUS = obj("One GPU as the agent sees it.", {
 OPERATION_STATUS = obj("State of one kind of change on the node.", {
     "type": string("What is changing.", enum=["Driver", "Partition", "Sharing", "Monitoring", "Drain"]),
     "phase": string("Where the change stands.", enum=["Pending", "InProgress", "Succeeded", "Failed"]),
+    "observedGeneration": integer("The spec generation (metadata.generation) this operation carries out.",
+                                  fmt="int64", minimum=0),
+    "reason": string("The step or cause in one CamelCase word (Draining, PodDisruptionBudget, "
+                     "ResetRequired, InstallFailed, ...).", maxLength=128,
+                     pattern="^([A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?)?$"),
     "message": string("Details, e.g. the error of a failed step.", maxLength=32768),
     "lastTransitionTime": string("When phase last changed (RFC 3339).", format="date-time"),
 }, required=["type", "phase"])
+
+GPU_LINK = obj("How two GPUs of the node reach each other.", {
+    "from": integer("GPU index.", minimum=0, maximum=15),
+    "to": integer("GPU index, greater than from.", minimum=0, maximum=15),
+    "type": string("The path, in nvidia-smi topo -m's words: NVLink, XGMI (AMD Infinity Fabric), "
+                   "PIX (one PCIe switch), PXB (several PCIe switches), PHB (a PCIe host bridge), "
+                   "NODE (host bridges within one NUMA node), SYS (across NUMA nodes).",
+                   enum=["NVLink", "XGMI", "PIX", "PXB", "PHB", "NODE", "SYS"]),
+    "links": integer("NVLink or xGMI links between the two; 0 for PCIe paths.", minimum=0, maximum=64),
+}, required=["from", "to", "type"], rules=[rule("self.to > self.from", "to must be greater than from",
+                                                 field_path=".to")])
 
 GPUNODE_STATUS = obj("Observed state of the node's GPUs, written by the node agent.", {
     "observedGeneration": integer("The .metadata.generation the status reflects.", fmt="int64", minimum=0),
@@ -645,6 +673,8 @@ GPUNODE_STATUS = obj("Observed state of the node's GPUs, written by the node age
     "cudaVersion": string("CUDA version the driver supports (NVIDIA).", maxLength=32),
     "operations": array("Changes in progress or last finished, one per type.", OPERATION_STATUS, maxItems=8,
                         **{"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"]}),
+    "interconnect": array("How each pair of GPUs is connected (NVLink or the PCIe path), for placing "
+                          "multi-GPU jobs.", GPU_LINK, maxItems=120, **{"x-kubernetes-list-type": "atomic"}),
     "lastHeartbeatTime": string("When the agent last reported (RFC 3339).", format="date-time"),
 })
 

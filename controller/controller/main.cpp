@@ -7,7 +7,7 @@
 #include "gpupool/common/log.h"
 #include "gpupool/common/shutdown.h"
 #include "gpupool/kube/config.h"
-#include "gpupool/kube/manager.h"
+#include "gpupool/runtime/manager.h"
 #include "node_inventory.h"
 
 int main(int argc, char** argv) {
@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   double qps = 20;
   int burst = 30;
   int concurrency = 1;
-  gpupool::kube::ManagerOptions mo;
+  gpupool::runtime::ManagerOptions mo;
   app.add_option("--kubeconfig", kubeconfig, "Path to a kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
   app.add_option("--context", context, "kubeconfig context to use (default: current-context)");
   app.add_flag("--leader-elect", mo.leader_elect, "Run controllers only while holding the leader Lease");
@@ -59,16 +59,16 @@ int main(int argc, char** argv) {
     config.user_agent = "gpupool-controller/0.1";
     spdlog::info("connecting to {} ({})", config.server, config.source);
 
-    gpupool::kube::Manager manager(config, mo);
+    gpupool::runtime::Manager manager(config, mo);
     auto version = gpupool::kube::parse_json(manager.client().request("GET", "/version", "", "", true).body);
     spdlog::info("connected: Kubernetes {}", gpupool::kube::string_at(version, {"gitVersion"}));
 
     auto nodes = manager.informers().get<gpupool::kube::Object>({gpupool::kube::core::nodes(), "", "", ""});
     gpupool::controller::NodeInventoryReconciler reconciler(nodes);
-    gpupool::kube::ControllerOptions co;
+    gpupool::runtime::ControllerOptions co;
     co.name = "node-inventory";
     co.concurrency = concurrency;
-    gpupool::kube::Controller inventory(std::move(co), reconciler);
+    gpupool::runtime::Controller inventory(std::move(co), reconciler);
     inventory.watches<gpupool::kube::Object>(*nodes, {}, &gpupool::controller::NodeInventoryReconciler::description_changed);
     manager.add(inventory);
     code = manager.run(shutdown.token());

@@ -34,14 +34,14 @@ bool NodeInventoryReconciler::description_changed(const kube::Object& old_node, 
   return describe_node(old_node.doc) != describe_node(new_node.doc);
 }
 
-kube::Result NodeInventoryReconciler::reconcile(const kube::Request& request, std::stop_token) {
+runtime::Result NodeInventoryReconciler::reconcile(const runtime::Request& request, std::stop_token) {
   auto node = nodes_->store().get(request.key());
   if (!node) {
     spdlog::info("node {} removed", request.name);
   } else {
     spdlog::info("node {}", describe_node(node->doc));
   }
-  return kube::Result::done();
+  return runtime::Result::done();
 }
 
 }  // namespace gpupool::controller

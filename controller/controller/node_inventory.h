@@ -7,23 +7,23 @@
 #include <memory>
 #include <string>
 
-#include "gpupool/kube/controller.h"
+#include "gpupool/runtime/controller.h"
 
 namespace gpupool::controller {
 
 // "kwok-node-0 Ready nvidia.com/gpu=8": a one-line description of a node.
 std::string describe_node(const rapidjson::Value& node);
 
-class NodeInventoryReconciler final : public kube::Reconciler {
+class NodeInventoryReconciler final : public runtime::Reconciler {
  public:
-  explicit NodeInventoryReconciler(std::shared_ptr<kube::Informer<kube::Object>> nodes) : nodes_(std::move(nodes)) {}
-  kube::Result reconcile(const kube::Request& request, std::stop_token stop) override;
+  explicit NodeInventoryReconciler(std::shared_ptr<runtime::Informer<kube::Object>> nodes) : nodes_(std::move(nodes)) {}
+  runtime::Result reconcile(const runtime::Request& request, std::stop_token stop) override;
 
   // Passes node updates whose description changes (heartbeats do not).
   static bool description_changed(const kube::Object& old_node, const kube::Object& new_node);
 
  private:
-  std::shared_ptr<kube::Informer<kube::Object>> nodes_;
+  std::shared_ptr<runtime::Informer<kube::Object>> nodes_;
 };
 
 }  // namespace gpupool::controller

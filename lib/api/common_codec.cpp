@@ -24,6 +24,7 @@ void fields(V& v, T& u) {
   v.always("maxUnavailable", u.max_unavailable);
   v.always("failureBudget", u.failure_budget);
   v.always("drain", u.drain);
+  v.always("cordonOnFailure", u.cordon_on_failure);
   v.optional("maintenanceWindows", u.maintenance_windows);
 }
 

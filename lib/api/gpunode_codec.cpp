@@ -12,6 +12,7 @@ GPUPOOL_API_DECLARE_STRUCT_CODEC(MIGInstanceStatus)
 GPUPOOL_API_DECLARE_STRUCT_CODEC(PartitionStatus)
 GPUPOOL_API_DECLARE_STRUCT_CODEC(GPUStatus)
 GPUPOOL_API_DECLARE_STRUCT_CODEC(OperationStatus)
+GPUPOOL_API_DECLARE_STRUCT_CODEC(GPULink)
 GPUPOOL_API_DECLARE_STRUCT_CODEC(GPUNodeStatus)
 
 template <class V, Like<MIGInstance> T>
@@ -29,6 +30,7 @@ void fields(V& v, T& g) {
 
 template <class V, Like<NodePartitioning> T>
 void fields(V& v, T& p) {
+  v.optional("strategy", p.strategy);
   v.optional("mig", p.mig);
   v.optional("amd", p.amd);
 }
@@ -42,6 +44,8 @@ void fields(V& v, T& s) {
   v.always("sharing", s.sharing);
   v.always("monitoring", s.monitoring);
   v.optional("disruptionAllowed", s.disruption_allowed);
+  v.always("drain", s.drain);
+  v.always("cordonOnFailure", s.cordon_on_failure);
 }
 
 template <class V, Like<MIGInstanceStatus> T>
@@ -79,8 +83,18 @@ template <class V, Like<OperationStatus> T>
 void fields(V& v, T& o) {
   v.required("type", o.type);
   v.required("phase", o.phase);
+  v.optional("observedGeneration", o.observed_generation);
+  v.optional("reason", o.reason);
   v.optional("message", o.message);
   v.optional("lastTransitionTime", o.last_transition_time);
+}
+
+template <class V, Like<GPULink> T>
+void fields(V& v, T& l) {
+  v.required("from", l.from);
+  v.required("to", l.to);
+  v.required("type", l.type);
+  v.optional("links", l.links);
 }
 
 template <class V, Like<GPUNodeStatus> T>
@@ -92,6 +106,7 @@ void fields(V& v, T& s) {
   v.optional("driverVersion", s.driver_version);
   v.optional("cudaVersion", s.cuda_version);
   v.optional("operations", s.operations);
+  v.optional("interconnect", s.interconnect);
   v.optional("lastHeartbeatTime", s.last_heartbeat_time);
 }
 
@@ -110,6 +125,7 @@ GPUPOOL_API_STRUCT_CODEC(MIGInstanceStatus)
 GPUPOOL_API_STRUCT_CODEC(PartitionStatus)
 GPUPOOL_API_STRUCT_CODEC(GPUStatus)
 GPUPOOL_API_STRUCT_CODEC(OperationStatus)
+GPUPOOL_API_STRUCT_CODEC(GPULink)
 GPUPOOL_API_STRUCT_CODEC(GPUNodeStatus)
 GPUPOOL_API_KIND_CODEC(GPUNode, gpunode)
 

@@ -10,6 +10,9 @@ std::string_view crds_yaml();
 }
 
 namespace gpupool::schema {
+
+std::string_view builtin_crds_yaml() { return embedded::crds_yaml(); }
+
 namespace {
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {

@@ -46,6 +46,13 @@ void check_selector(const api::LabelSelector& s, const FieldPath& path, api::Fie
   }
 }
 
+void check_drain(const api::DrainOptions& d, const FieldPath& path, api::FieldErrors& errors) {
+  check_duration_range(d.timeout, 1s, 24h, path.field("timeout"), errors);
+  if (!d.skip_pod_label.empty() && !is_label_key(d.skip_pod_label)) {
+    add(errors, path.field("skipPodLabel"), "Invalid value: " + quoted(d.skip_pod_label) + ": must be a label key");
+  }
+}
+
 void check_upgrade_strategy(const api::UpgradeStrategy& u, const FieldPath& path, api::FieldErrors& errors) {
   FieldPath mu = path.field("maxUnavailable");
   if (u.max_unavailable.is_int()) {
@@ -61,11 +68,7 @@ void check_upgrade_strategy(const api::UpgradeStrategy& u, const FieldPath& path
                           ": maxUnavailable must be an integer >= 1 or a percentage from \"1%\" to \"100%\"");
     }
   }
-  check_duration_range(u.drain.timeout, 1s, 24h, path.field("drain").field("timeout"), errors);
-  if (!u.drain.skip_pod_label.empty() && !is_label_key(u.drain.skip_pod_label)) {
-    add(errors, path.field("drain").field("skipPodLabel"),
-        "Invalid value: " + quoted(u.drain.skip_pod_label) + ": must be a label key");
-  }
+  check_drain(u.drain, path.field("drain"), errors);
   for (std::size_t i = 0; i < u.maintenance_windows.size(); ++i) {
     const auto& w = u.maintenance_windows[i];
     FieldPath wp = path.field("maintenanceWindows").index(i);

@@ -15,6 +15,7 @@
 namespace gpupool::validation {
 
 void check_selector(const api::LabelSelector& s, const api::FieldPath& path, api::FieldErrors& errors);
+void check_drain(const api::DrainOptions& d, const api::FieldPath& path, api::FieldErrors& errors);
 void check_upgrade_strategy(const api::UpgradeStrategy& u, const api::FieldPath& path, api::FieldErrors& errors);
 void check_sharing(const api::Sharing& s, const api::FieldPath& path, api::FieldErrors& errors);
 void check_installer(const api::DriverInstaller& i, const api::FieldPath& path, api::FieldErrors& errors);

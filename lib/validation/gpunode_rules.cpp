@@ -93,7 +93,32 @@ api::FieldErrors validate(const api::GPUNode& node, const SemanticContext& ctx) 
       }
     }
   }
+  if (spec.partitioning.strategy == api::MIGStrategy::single) {
+    // The device plugin's single strategy advertises every MIG device as
+    // nvidia.com/gpu: they must all be alike.
+    std::set<std::string> used;
+    for (const auto& gpu : spec.partitioning.mig) {
+      for (const auto& inst : gpu.instances) used.insert(inst.profile);
+    }
+    if (used.size() > 1) {
+      std::string list;
+      for (const auto& p : used) list += (list.empty() ? "" : ", ") + p;
+      errors.push_back({sp.field("partitioning").field("strategy").str(),
+                        "Invalid value: \"single\": the single MIG strategy needs one profile on the whole node, "
+                        "the layout has " + list + " (use mixed)"});
+    }
+  }
+  check_drain(spec.drain, sp.field("drain"), errors);
   check_layouts_against_status(node, *ctx.catalog, errors);
+  if (node.status) {
+    for (std::size_t i = 0; i < node.status->interconnect.size(); ++i) {
+      const auto& link = node.status->interconnect[i];
+      if (link.to <= link.from) {
+        errors.push_back({api::FieldPath("status").field("interconnect").index(i).field("to").str(),
+                          "Invalid value: " + std::to_string(link.to) + ": to must be greater than from"});
+      }
+    }
+  }
   check_sharing(spec.sharing, sp.field("sharing"), errors);
   check_monitoring(spec.monitoring, sp.field("monitoring"), errors);
   return errors;

@@ -1,7 +1,7 @@
 // The event recorder against a real kube-apiserver: events.k8s.io/v1 Events
 // on the regarding object, repeats aggregated into one Event's series, and
 // cluster-scoped objects' events in "default".
-#include "gpupool/kube/event_recorder.h"
+#include "gpupool/runtime/event_recorder.h"
 
 #include <gtest/gtest.h>
 
@@ -11,24 +11,24 @@
 #include "support/cluster_fixture.h"
 #include "support/kube_test_helpers.h"
 
-namespace gpupool::kube {
+namespace gpupool::runtime {
 namespace {
 
 using namespace std::chrono_literals;
 using test::ClusterTest;
 
-ResourceRef events_in(const std::string& ns) { return {{"events.k8s.io", "v1", "events"}, ns, "", ""}; }
+kube::ResourceRef events_in(const std::string& ns) { return {{"events.k8s.io", "v1", "events"}, ns, "", ""}; }
 
 class EventRecorderTest : public ClusterTest {
  protected:
-  Client admin() { return Client(test::rest_config(cluster(), cluster().admin_token())); }
+  kube::Client admin() { return kube::Client(test::rest_config(cluster(), cluster().admin_token())); }
 
   // Events in `ns` whose regarding names `name`, as the events.k8s.io/v1 API shows them.
-  std::vector<rapidjson::Document> events_about(Client& c, const std::string& ns, const std::string& name) {
+  std::vector<rapidjson::Document> events_about(kube::Client& c, const std::string& ns, const std::string& name) {
     std::vector<rapidjson::Document> out;
     auto list = c.list(events_in(ns));
     for (auto& item : list["items"].GetArray()) {
-      if (string_at(item, {"regarding", "name"}) != name) continue;
+      if (kube::string_at(item, {"regarding", "name"}) != name) continue;
       rapidjson::Document d;
       d.CopyFrom(item, d.GetAllocator());
       out.push_back(std::move(d));
@@ -36,8 +36,8 @@ class EventRecorderTest : public ClusterTest {
     return out;
   }
 
-  ObjectReference configmap(Client& c, const std::string& name) {
-    auto cm = c.create({core::configmaps(), ns(), "", ""},
+  ObjectReference configmap(kube::Client& c, const std::string& name) {
+    auto cm = c.create({kube::core::configmaps(), ns(), "", ""},
                        R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name + R"("}})");
     return reference_to(cm);
   }
@@ -51,7 +51,7 @@ class EventRecorderTest : public ClusterTest {
 };
 
 TEST_F(EventRecorderTest, RecordsAnEventOnTheRegardingObject) {
-  Client c = admin();
+  kube::Client c = admin();
   ObjectReference cm = configmap(c, "cm");
   EXPECT_FALSE(cm.uid.empty());
   EXPECT_EQ(cm.api_version, "v1");
@@ -63,37 +63,37 @@ TEST_F(EventRecorderTest, RecordsAnEventOnTheRegardingObject) {
   auto events = events_about(c, ns(), "cm");
   ASSERT_EQ(events.size(), 1u);
   const auto& e = events[0];
-  EXPECT_EQ(string_at(e, {"metadata", "namespace"}), ns());
-  EXPECT_EQ(string_at(e, {"regarding", "apiVersion"}), "v1");
-  EXPECT_EQ(string_at(e, {"regarding", "kind"}), "ConfigMap");
-  EXPECT_EQ(string_at(e, {"regarding", "namespace"}), ns());
-  EXPECT_EQ(string_at(e, {"regarding", "uid"}), cm.uid);
-  EXPECT_EQ(string_at(e, {"regarding", "resourceVersion"}), cm.resource_version);
-  EXPECT_EQ(string_at(e, {"type"}), "Normal");
-  EXPECT_EQ(string_at(e, {"reason"}), "Observed");
-  EXPECT_EQ(string_at(e, {"action"}), "Reconcile");
-  EXPECT_EQ(string_at(e, {"note"}), "config map cm looked at");
-  EXPECT_EQ(string_at(e, {"reportingController"}), "gpupool.io/controller");
-  EXPECT_EQ(string_at(e, {"reportingInstance"}), "gpupool-controller-test");
-  EXPECT_TRUE(std::regex_match(string_at(e, {"eventTime"}), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z)")))
-      << string_at(e, {"eventTime"});
+  EXPECT_EQ(kube::string_at(e, {"metadata", "namespace"}), ns());
+  EXPECT_EQ(kube::string_at(e, {"regarding", "apiVersion"}), "v1");
+  EXPECT_EQ(kube::string_at(e, {"regarding", "kind"}), "ConfigMap");
+  EXPECT_EQ(kube::string_at(e, {"regarding", "namespace"}), ns());
+  EXPECT_EQ(kube::string_at(e, {"regarding", "uid"}), cm.uid);
+  EXPECT_EQ(kube::string_at(e, {"regarding", "resourceVersion"}), cm.resource_version);
+  EXPECT_EQ(kube::string_at(e, {"type"}), "Normal");
+  EXPECT_EQ(kube::string_at(e, {"reason"}), "Observed");
+  EXPECT_EQ(kube::string_at(e, {"action"}), "Reconcile");
+  EXPECT_EQ(kube::string_at(e, {"note"}), "config map cm looked at");
+  EXPECT_EQ(kube::string_at(e, {"reportingController"}), "gpupool.io/controller");
+  EXPECT_EQ(kube::string_at(e, {"reportingInstance"}), "gpupool-controller-test");
+  EXPECT_TRUE(std::regex_match(kube::string_at(e, {"eventTime"}), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z)")))
+      << kube::string_at(e, {"eventTime"});
   EXPECT_FALSE(e.HasMember("series")) << "a first occurrence has no series";
   EXPECT_EQ(recorder.stats().created, 1u);
 
   // Also visible through the core/v1 API with the same content.
-  auto core_events = c.list({core::events(), ns(), "", ""});
+  auto core_events = c.list({kube::core::events(), ns(), "", ""});
   bool found = false;
   for (auto& item : core_events["items"].GetArray()) {
-    if (string_at(item, {"involvedObject", "name"}) == "cm") {
+    if (kube::string_at(item, {"involvedObject", "name"}) == "cm") {
       found = true;
-      EXPECT_EQ(string_at(item, {"message"}), "config map cm looked at");
+      EXPECT_EQ(kube::string_at(item, {"message"}), "config map cm looked at");
     }
   }
   EXPECT_TRUE(found);
 }
 
 TEST_F(EventRecorderTest, RepeatsBecomeOneEventWithASeries) {
-  Client c = admin();
+  kube::Client c = admin();
   ObjectReference cm = configmap(c, "busy");
   EventRecorder recorder(c, options());
   for (int i = 0; i < 10; ++i) {
@@ -104,8 +104,8 @@ TEST_F(EventRecorderTest, RepeatsBecomeOneEventWithASeries) {
   ASSERT_EQ(events.size(), 1u) << "repeats must not make new Event objects";
   ASSERT_TRUE(events[0].HasMember("series"));
   EXPECT_EQ(events[0]["series"]["count"].GetInt(), 10);
-  EXPECT_FALSE(string_at(events[0], {"series", "lastObservedTime"}).empty());
-  EXPECT_EQ(string_at(events[0], {"type"}), "Warning");
+  EXPECT_FALSE(kube::string_at(events[0], {"series", "lastObservedTime"}).empty());
+  EXPECT_EQ(kube::string_at(events[0], {"type"}), "Warning");
 
   // Later repeats patch the same Event.
   for (int i = 0; i < 5; ++i) {
@@ -129,9 +129,9 @@ TEST_F(EventRecorderTest, RepeatsBecomeOneEventWithASeries) {
 }
 
 TEST_F(EventRecorderTest, ClusterScopedObjectsGetEventsInDefault) {
-  Client c = admin();
+  kube::Client c = admin();
   const std::string node_name = ns() + "-node";  // unique per run
-  auto node = c.create({core::nodes(), "", "", ""},
+  auto node = c.create({kube::core::nodes(), "", "", ""},
                        R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")" + node_name + R"("}})");
   ObjectReference ref = reference_to(node);
   EXPECT_TRUE(ref.ns.empty());
@@ -143,17 +143,17 @@ TEST_F(EventRecorderTest, ClusterScopedObjectsGetEventsInDefault) {
   }
   auto events = events_about(c, "default", node_name);
   ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(string_at(events[0], {"metadata", "namespace"}), "default");
-  EXPECT_EQ(string_at(events[0], {"regarding", "kind"}), "Node");
+  EXPECT_EQ(kube::string_at(events[0], {"metadata", "namespace"}), "default");
+  EXPECT_EQ(kube::string_at(events[0], {"regarding", "kind"}), "Node");
   EXPECT_FALSE(events[0]["regarding"].HasMember("namespace"));
-  EXPECT_EQ(string_at(events[0], {"type"}), "Warning");
-  EXPECT_EQ(string_at(events[0], {"note"}), "2 of 8 GPUs unhealthy");
-  c.remove({{"events.k8s.io", "v1", "events"}, "default", string_at(events[0], {"metadata", "name"}), ""});
-  c.remove({core::nodes(), "", node_name, ""});
+  EXPECT_EQ(kube::string_at(events[0], {"type"}), "Warning");
+  EXPECT_EQ(kube::string_at(events[0], {"note"}), "2 of 8 GPUs unhealthy");
+  c.remove({{"events.k8s.io", "v1", "events"}, "default", kube::string_at(events[0], {"metadata", "name"}), ""});
+  c.remove({kube::core::nodes(), "", node_name, ""});
 }
 
 TEST_F(EventRecorderTest, LimitsAreRespectedAndTheApiAcceptsTheEvent) {
-  Client c = admin();
+  kube::Client c = admin();
   ObjectReference cm = configmap(c, "long");
   EventRecorder recorder(c, options());
   std::string note(3000, 'x');
@@ -163,10 +163,10 @@ TEST_F(EventRecorderTest, LimitsAreRespectedAndTheApiAcceptsTheEvent) {
   EXPECT_EQ(recorder.stats().failed, 0u);
   auto events = events_about(c, ns(), "long");
   ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(string_at(events[0], {"note"}).size(), 1024u);
-  EXPECT_EQ(string_at(events[0], {"reason"}).size(), 128u);
-  EXPECT_EQ(string_at(events[0], {"action"}), string_at(events[0], {"reason"})) << "an empty action becomes the reason";
+  EXPECT_EQ(kube::string_at(events[0], {"note"}).size(), 1024u);
+  EXPECT_EQ(kube::string_at(events[0], {"reason"}).size(), 128u);
+  EXPECT_EQ(kube::string_at(events[0], {"action"}), kube::string_at(events[0], {"reason"})) << "an empty action becomes the reason";
 }
 
 }  // namespace
-}  // namespace gpupool::kube
+}  // namespace gpupool::runtime

@@ -15,11 +15,11 @@
 #include <set>
 
 #include "gpupool/faultproxy/fault_proxy.h"
-#include "gpupool/kube/informer.h"
+#include "gpupool/runtime/informer.h"
 #include "gpupool/testenv/serving_cert.h"
 #include "support/kube_test_helpers.h"
 
-namespace gpupool::kube {
+namespace gpupool::runtime {
 namespace {
 
 using namespace std::chrono_literals;
@@ -43,21 +43,21 @@ class InformerFaultsTest : public ::testing::Test {
     po.key_pem = cert.key_pem;
     po.seed = 7;
     proxy_ = std::make_unique<faultproxy::FaultProxy>(po);
-    direct_ = std::make_unique<Client>(test::rest_config(*cluster_, cluster_->admin_token()));
-    direct_->create({core::namespaces(), "", "", ""}, R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"fuzz"}})");
+    direct_ = std::make_unique<kube::Client>(test::rest_config(*cluster_, cluster_->admin_token()));
+    direct_->create({kube::core::namespaces(), "", "", ""}, R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"fuzz"}})");
   }
   void TearDown() override {
     proxy_.reset();
     cluster_.reset();
   }
 
-  ResourceRef cms() const { return {core::configmaps(), kNs, "", ""}; }
+  kube::ResourceRef cms() const { return {kube::core::configmaps(), kNs, "", ""}; }
 
   // The server's state: name -> resourceVersion.
   std::map<std::string, std::string> server_state() {
     std::map<std::string, std::string> out;
     direct_->list_items(cms(), {}, [&](std::string_view item) {
-      auto o = decode_object(item);
+      auto o = kube::decode_object(item);
       out[o.name] = o.resource_version;
     });
     return out;
@@ -65,17 +65,17 @@ class InformerFaultsTest : public ::testing::Test {
 
   std::unique_ptr<testenv::ControlPlane> cluster_;
   std::unique_ptr<faultproxy::FaultProxy> proxy_;
-  std::unique_ptr<Client> direct_;
+  std::unique_ptr<kube::Client> direct_;
 };
 
 TEST_F(InformerFaultsTest, StoreConvergesAndEveryDeleteIsDelivered) {
-  RestConfig via_proxy = test::rest_config(*cluster_, cluster_->admin_token());
+  kube::RestConfig via_proxy = test::rest_config(*cluster_, cluster_->admin_token());
   via_proxy.server = proxy_->url();
-  Client client(via_proxy);
-  Informer<Object> informer(client, cms());
+  kube::Client client(via_proxy);
+  Informer<kube::Object> informer(client, cms());
   std::mutex mu;
   std::map<std::string, std::string> last_event;  // name -> "add" | "update" | "delete"
-  EventHandler<Object> h;
+  EventHandler<kube::Object> h;
   h.on_add = [&](const auto& o) {
     std::lock_guard lock(mu);
     last_event[o->name] = "add";
@@ -104,7 +104,7 @@ TEST_F(InformerFaultsTest, StoreConvergesAndEveryDeleteIsDelivered) {
       direct_->remove(cms().with_name(name));
       exists.erase(name);
     } else {
-      direct_->patch(cms().with_name(name), PatchType::MergePatch,
+      direct_->patch(cms().with_name(name), kube::PatchType::MergePatch,
                      R"({"data":{"v":")" + std::to_string(rng() % 1000) + R"("}})");
     }
   };
@@ -156,4 +156,4 @@ TEST_F(InformerFaultsTest, StoreConvergesAndEveryDeleteIsDelivered) {
 }
 
 }  // namespace
-}  // namespace gpupool::kube
+}  // namespace gpupool::runtime

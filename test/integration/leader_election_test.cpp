@@ -16,7 +16,7 @@
 #include <sstream>
 
 #include "gpupool/kube/client.h"
-#include "gpupool/kube/leader_election.h"
+#include "gpupool/runtime/leader_election.h"
 #include "gpupool/testenv/process.h"
 #include "support/cluster_fixture.h"
 #include "support/kube_test_helpers.h"
@@ -141,10 +141,10 @@ class LeaderElectionTest : public ClusterTest {
     return s.str();
   }
 
-  kube::LeaseRecord lease() {
+  runtime::LeaseRecord lease() {
     kube::Client client(rest_config(cluster(), cluster().admin_token()));
     auto doc = client.get({{"coordination.k8s.io", "v1", "leases"}, ns(), "gpupool-leader", ""});
-    return kube::lease_record_from(doc);
+    return runtime::lease_record_from(doc);
   }
 
   // Waits for the first leader and returns its identity.
@@ -262,7 +262,7 @@ TEST_F(LeaderElectionTest, TheLeaseRecordsHolderRenewalsReleaseAndTransitions) {
   EXPECT_TRUE(std::regex_match(held.acquire_time, micro)) << held.acquire_time;
   EXPECT_TRUE(std::regex_match(held.renew_time, micro)) << held.renew_time;
 
-  kube::LeaseRecord renewed;
+  runtime::LeaseRecord renewed;
   wait_for(10s, [&] {
     renewed = lease();
     return renewed.renew_time != held.renew_time;

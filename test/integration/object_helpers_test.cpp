@@ -1,14 +1,14 @@
 // Reconcile helpers against a real kube-apiserver: status writes that lose a
 // race are retried, finalizers hold deletion, owned objects are collected with
 // their owner.
-#include "gpupool/kube/object_helpers.h"
+#include "gpupool/runtime/object_helpers.h"
 
 #include <gtest/gtest.h>
 
 #include "support/cluster_fixture.h"
 #include "support/kube_test_helpers.h"
 
-namespace gpupool::kube {
+namespace gpupool::runtime {
 namespace {
 
 using namespace std::chrono_literals;
@@ -17,23 +17,23 @@ class ObjectHelpersTest : public test::ClusterTest {
  protected:
   void SetUp() override {
     ClusterTest::SetUp();
-    client_ = std::make_unique<Client>(test::rest_config(cluster(), cluster().admin_token()));
+    client_ = std::make_unique<kube::Client>(test::rest_config(cluster(), cluster().admin_token()));
     test::install_widget_crd(*client_);
   }
-  ResourceRef widgets() const { return {{"test.gpupool.io", "v1", "widgets"}, ns(), "", ""}; }
+  kube::ResourceRef widgets() const { return {{"test.gpupool.io", "v1", "widgets"}, ns(), "", ""}; }
   void create_widget(const std::string& name) {
     client_->create(widgets(), R"({"apiVersion":"test.gpupool.io/v1","kind":"Widget","metadata":{"name":")" + name +
                                    R"("},"spec":{"size":1}})");
   }
-  bool gone(const ResourceRef& ref) {
+  bool gone(const kube::ResourceRef& ref) {
     try {
       client_->get(ref);
       return false;
-    } catch (const ApiError& e) {
+    } catch (const kube::ApiError& e) {
       return e.is_not_found();
     }
   }
-  std::unique_ptr<Client> client_;
+  std::unique_ptr<kube::Client> client_;
 };
 
 TEST_F(ObjectHelpersTest, UpdateStatusRetriesAfterLosingARace) {
@@ -42,7 +42,7 @@ TEST_F(ObjectHelpersTest, UpdateStatusRetriesAfterLosingARace) {
   auto result = update_status(*client_, widgets().with_name("w"), [&](rapidjson::Document& doc) {
     if (++calls == 1) {
       // Someone else writes between our read and our write.
-      client_->patch(widgets().with_name("w"), PatchType::MergePatch, R"({"spec":{"size":2}})");
+      client_->patch(widgets().with_name("w"), kube::PatchType::MergePatch, R"({"spec":{"size":2}})");
     }
     rapidjson::Value status(rapidjson::kObjectType);
     status.AddMember("phase", "Ready", doc.GetAllocator());
@@ -51,10 +51,10 @@ TEST_F(ObjectHelpersTest, UpdateStatusRetriesAfterLosingARace) {
     return true;
   });
   EXPECT_EQ(calls, 2) << "the conflicting write forces one fresh read";
-  EXPECT_EQ(string_at(result, {"status", "phase"}), "Ready");
+  EXPECT_EQ(kube::string_at(result, {"status", "phase"}), "Ready");
   auto now = client_->get(widgets().with_name("w"));
   EXPECT_EQ(now["spec"]["size"].GetInt(), 2) << "the other writer's change is kept";
-  EXPECT_EQ(string_at(now, {"status", "phase"}), "Ready");
+  EXPECT_EQ(kube::string_at(now, {"status", "phase"}), "Ready");
 
   int untouched = 0;
   update_status(*client_, widgets().with_name("w"), [&](rapidjson::Document&) {
@@ -86,25 +86,25 @@ TEST_F(ObjectHelpersTest, FinalizerHoldsDeletionUntilRemoved) {
 // watching a freshly installed CRD's kind only at its next discovery resync
 // (about 30 s), which would only slow this test down.
 TEST_F(ObjectHelpersTest, OwnedObjectsAreAppliedAndCollectedWithTheirOwner) {
-  ResourceRef cms{core::configmaps(), ns(), "", ""};
+  kube::ResourceRef cms{kube::core::configmaps(), ns(), "", ""};
   client_->create(cms, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owner"}})");
-  Object owner = decode_object(to_json(client_->get(cms.with_name("owner"))));
-  auto desired = parse_json(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned"},"data":{"k":"v"}})");
+  kube::Object owner = kube::decode_object(kube::to_json(client_->get(cms.with_name("owner"))));
+  auto desired = kube::parse_json(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned"},"data":{"k":"v"}})");
   auto applied = apply_owned(*client_, cms.with_name("owned"), std::move(desired), owner, "v1", "ConfigMap",
                              "gpupool-controller");
   ASSERT_TRUE(applied["metadata"]["ownerReferences"].IsArray());
-  EXPECT_EQ(string_at(applied["metadata"]["ownerReferences"][0], {"uid"}), owner.uid);
+  EXPECT_EQ(kube::string_at(applied["metadata"]["ownerReferences"][0], {"uid"}), owner.uid);
   EXPECT_TRUE(applied["metadata"]["ownerReferences"][0]["controller"].GetBool());
 
   // Applying again with a change is idempotent and takes over the field.
   auto again = apply_owned(*client_, cms.with_name("owned"),
-                           parse_json(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned"},"data":{"k":"v2"}})"),
+                           kube::parse_json(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned"},"data":{"k":"v2"}})"),
                            owner, "v1", "ConfigMap", "gpupool-controller");
-  EXPECT_EQ(string_at(again, {"data", "k"}), "v2");
+  EXPECT_EQ(kube::string_at(again, {"data", "k"}), "v2");
 
   client_->remove(cms.with_name("owner"));
   test::wait_for(60s, [&] { return gone(cms.with_name("owned")); }, "garbage collection of the owned ConfigMap");
 }
 
 }  // namespace
-}  // namespace gpupool::kube
+}  // namespace gpupool::runtime

@@ -1,6 +1,6 @@
 // leader-candidate: a leader election candidate for the integration tests.
 //
-// Runs kube::LeaderElector on a Lease. While leading it appends lines
+// Runs runtime::LeaderElector on a Lease. While leading it appends lines
 //   <identity> start <ms>
 //   <identity> tick <ms>     (about every 100 ms)
 //   <identity> stop <ms>     (when the leading token fired and the work ends)
@@ -22,7 +22,7 @@
 #include "gpupool/common/log.h"
 #include "gpupool/common/shutdown.h"
 #include "gpupool/kube/config.h"
-#include "gpupool/kube/leader_election.h"
+#include "gpupool/runtime/leader_election.h"
 
 namespace {
 
@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     opts.path = kubeconfig;
     auto rest = gpupool::kube::load_kubeconfig(opts);
 
-    gpupool::kube::LeaderElectionConfig config;
+    gpupool::runtime::LeaderElectionConfig config;
     config.lease_namespace = lease_namespace;
     config.lease_name = lease_name;
     config.identity = identity;
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
     config.renew_deadline = std::chrono::milliseconds(renew_ms);
     config.retry_period = std::chrono::milliseconds(retry_ms);
 
-    gpupool::kube::LeaderCallbacks callbacks;
+    gpupool::runtime::LeaderCallbacks callbacks;
     callbacks.on_started_leading = [&](std::stop_token leading) {
       activity.write(identity, "start");
       std::mutex m;
@@ -102,9 +102,9 @@ int main(int argc, char** argv) {
       activity.write(identity, "stop");
     };
     callbacks.on_new_leader = [](const std::string& who) { spdlog::info("leader is now {}", who); };
-    gpupool::kube::LeaderElector elector(rest, config, callbacks);
+    gpupool::runtime::LeaderElector elector(rest, config, callbacks);
     auto outcome = elector.run(shutdown.token());
-    if (outcome == gpupool::kube::ElectionOutcome::Lost) {
+    if (outcome == gpupool::runtime::ElectionOutcome::Lost) {
       spdlog::error("leadership lost");
       return 2;
     }

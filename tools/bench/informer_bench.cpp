@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "gpupool/common/log.h"
-#include "gpupool/kube/informer.h"
+#include "gpupool/runtime/informer.h"
 #include "gpupool/testenv/control_plane.h"
 #include "pod_writer.h"
 
@@ -147,9 +147,9 @@ struct Figures {
 template <class T>
 Figures measure(const kube::RestConfig& config, std::size_t updates, const std::string& mode) {
   kube::Client client(config);
-  kube::Informer<T> informer(client, {kube::core::pods(), "", "", ""});
+  runtime::Informer<T> informer(client, {kube::core::pods(), "", "", ""});
   std::atomic<std::size_t> updated{0};
-  kube::EventHandler<T> h;
+  runtime::EventHandler<T> h;
   h.on_update = [&](const auto&, const auto&) { ++updated; };
   informer.add_handler(h);
   double base = current_rss_mib();
@@ -164,8 +164,8 @@ Figures measure(const kube::RestConfig& config, std::size_t updates, const std::
   auto watch_start = Clock::now();
   for (std::size_t i = 0; i < updates && i < pods.size(); ++i) {
     const T& p = *pods[i];
-    std::string ns = kube::Codec<T>::key(p).substr(0, kube::Codec<T>::key(p).find('/'));
-    std::string name = kube::Codec<T>::key(p).substr(ns.size() + 1);
+    std::string ns = runtime::Codec<T>::key(p).substr(0, runtime::Codec<T>::key(p).find('/'));
+    std::string name = runtime::Codec<T>::key(p).substr(ns.size() + 1);
     client.patch({kube::core::pods(), ns, name, ""}, kube::PatchType::MergePatch,
                  R"({"metadata":{"labels":{"bench":")" + mode + R"("}}})");  // per mode: a repeated patch is a no-op
   }

@@ -7,6 +7,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/prepare.sh"
 
 build=${GPUPOOL_BUILD_DIR:-build/release}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUPOOL_BUILD_TESTS=OFF >/dev/null
-ninja -C "$build" gpupool-localcluster gpupool-controller
-exec "$build/tools/localcluster/gpupool-localcluster" run --state-dir "${GPUPOOL_STATE_DIR:-$root/.cache/localcluster}" "$@" \
-  -- "$build/controller/controller/gpupool-controller"
+ninja -C "$build" gpupool-localcluster gpupool-controller gpupool-agent
+exec "$build/tools/localcluster/gpupool-localcluster" run --state-dir "${GPUPOOL_STATE_DIR:-$root/.cache/localcluster}" \
+  --agent "$build/controller/agent/gpupool-agent" "$@" -- "$build/controller/controller/gpupool-controller"

@@ -7,7 +7,10 @@
 // Flags: --state-dir DIR (keep the cluster there; starting again resumes it;
 // default: a temporary dir removed on exit), --nodes N (default 2),
 // --gpus-per-node G (default 8), --log-format text|json,
-// --log-level trace|debug|info|warn|error.
+// --log-level trace|debug|info|warn|error, --agent PATH (install the CRDs and
+// run that gpupool-agent on every node with G simulated GPUs of --gpu-model,
+// default a100-sxm4-80gb; the agents then advertise the GPUs, instead of the
+// nodes being created with nvidia.com/gpu capacity).
 //
 // SIGINT/SIGTERM while starting exit at once (the components die with this
 // process); once up, they stop the cluster cleanly.
@@ -26,6 +29,8 @@
 #include <vector>
 
 #include "gpupool/common/log.h"
+#include "gpupool/schema/crd_schema.h"
+#include "gpupool/testenv/namespaces.h"
 #include "gpupool/testenv/control_plane.h"
 #include "gpupool/testenv/kwok_nodes.h"
 #include "gpupool/testenv/process.h"
@@ -36,8 +41,9 @@ namespace testenv = gpupool::testenv;
 
 constexpr const char* kUsage =
     "usage: gpupool-localcluster up  [--state-dir DIR] [--nodes N] [--gpus-per-node G] [--log-format text|json]\n"
+    "                                [--agent PATH [--gpu-model ID]]\n"
     "       gpupool-localcluster run [--state-dir DIR] [--nodes N] [--gpus-per-node G] [--log-format text|json]"
-    " -- CMD [ARGS...]\n"
+    " [--agent PATH [--gpu-model ID]] -- CMD [ARGS...]\n"
     "\n"
     "up   starts the cluster, prints its kubeconfig and waits for SIGINT/SIGTERM, then stops it.\n"
     "run  starts the cluster, runs CMD with KUBECONFIG set (and kubectl on PATH), forwards\n"
@@ -50,6 +56,8 @@ struct Args {
   int gpus_per_node = 8;
   gpupool::log::Format format = gpupool::log::Format::Text;
   std::string level = "info";
+  std::string agent;                      // gpupool-agent to run on every node; "" = none
+  std::string gpu_model = "a100-sxm4-80gb";
   std::vector<std::string> command;
 };
 
@@ -105,6 +113,12 @@ std::string parse_args(int argc, char** argv, Args& a) {
     } else if (name == "--log-level") {
       if (!take() || !gpupool::log::parse_level(value)) return "--log-level must be trace, debug, info, warn or error";
       a.level = value;
+    } else if (name == "--agent") {
+      if (!take() || value.empty()) return "--agent needs the path of gpupool-agent";
+      a.agent = value;
+    } else if (name == "--gpu-model") {
+      if (!take() || value.empty()) return "--gpu-model needs a catalog id (a100-sxm4-80gb)";
+      a.gpu_model = value;
     } else if (name == "-h" || name == "--help") {
       return "help";
     } else {
@@ -206,6 +220,8 @@ int main(int argc, char** argv) {
   };
 
   std::unique_ptr<testenv::ControlPlane> cluster;
+  std::vector<std::string> nodes;
+  std::vector<testenv::Process> agents;  // stopped before the cluster
   std::exception_ptr start_error;
   std::atomic<bool> start_done{false};
   std::thread starter([&] {
@@ -215,10 +231,29 @@ int main(int argc, char** argv) {
       cluster = testenv::ControlPlane::start(opts);
       testenv::NodeSpec spec;
       spec.labels = {{"nvidia.com/gpu.present", "true"}, {"gpupool.io/vendor", "nvidia"}};
-      spec.capacity = {{"nvidia.com/gpu", std::to_string(args.gpus_per_node)}};
-      auto nodes = testenv::create_kwok_nodes(*cluster, args.nodes, spec);
-      spdlog::info("localcluster: {} simulated node(s) with {} nvidia.com/gpu each are Ready", nodes.size(),
-                   args.gpus_per_node);
+      if (args.agent.empty()) spec.capacity = {{"nvidia.com/gpu", std::to_string(args.gpus_per_node)}};
+      nodes = testenv::create_kwok_nodes(*cluster, args.nodes, spec);
+      spdlog::info("localcluster: {} simulated node(s) with {} GPUs each are Ready", nodes.size(), args.gpus_per_node);
+      if (!args.agent.empty()) {
+        auto r = cluster->kubectl_result({"apply", "--server-side", "-f", "-"},
+                                         std::string(gpupool::schema::builtin_crds_yaml()));
+        if (r.status != 0) throw std::runtime_error("installing the CRDs failed: " + r.err);
+        r = cluster->kubectl_result({"wait", "--for=condition=Established", "--timeout=60s", "crd", "--all"});
+        if (r.status != 0) throw std::runtime_error("the CRDs did not become Established: " + r.err);
+        testenv::create_namespace(*cluster, "gpupool-system");
+        for (const auto& n : nodes) {
+          testenv::SpawnSpec a;
+          a.path = args.agent;
+          a.args = {"--kubeconfig", cluster->kubeconfig_path(), "--node-name", n, "--backend", "simulated",
+                    "--simulated-gpus", args.gpu_model + "=" + std::to_string(args.gpus_per_node),
+                    "--simulated-state", args.state_dir + "/agent-" + n + ".json", "--metrics-bind-address=0",
+                    "--health-probe-bind-address=0", "--log-format=json"};
+          a.log_file = args.state_dir + "/agent-" + n + ".log";
+          agents.push_back(testenv::Process::spawn(a));
+        }
+        spdlog::info("localcluster: gpupool-agent runs on each node with {} x {} (logs: {}/agent-<node>.log)",
+                     args.gpus_per_node, args.gpu_model, args.state_dir);
+      }
     } catch (...) {
       start_error = std::current_exception();
     }
@@ -263,6 +298,7 @@ int main(int argc, char** argv) {
     spdlog::error("localcluster: {}", e.what());
     status = 1;
   }
+  for (auto& a : agents) a.terminate(std::chrono::seconds(5));
   cluster->stop();
   remove_temp_state();
   return status;

@@ -57,6 +57,9 @@ struct UpgradeStrategy {
   IntOrString max_unavailable = 1;  // an integer >= 1 or "1%".."100%"
   std::int32_t failure_budget = 1;
   DrainOptions drain;
+  // Leave a node whose update failed cordoned (true), or uncordon it so its
+  // GPUs serve again as they were (false).
+  bool cordon_on_failure = true;
   std::vector<MaintenanceWindow> maintenance_windows;  // empty: any time
 
   bool operator==(const UpgradeStrategy&) const = default;

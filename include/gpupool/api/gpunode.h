@@ -28,6 +28,8 @@ struct GPUMIGLayout {
 };
 
 struct NodePartitioning {
+  // How MIG devices are advertised; absent means mixed (copied from the pool).
+  std::optional<MIGStrategy> strategy;
   std::vector<GPUMIGLayout> mig;  // keyed by index
   std::optional<AMDPartitioning> amd;
 
@@ -42,6 +44,8 @@ struct GPUNodeSpec {
   Sharing sharing;
   Monitoring monitoring;
   bool disruption_allowed = false;  // the agent may drain/reboot/reconfigure now
+  DrainOptions drain;               // how to drain (copied from the pool's upgrade strategy)
+  bool cordon_on_failure = true;    // leave the node cordoned when an operation fails
 
   bool operator==(const GPUNodeSpec&) const = default;
 };
@@ -104,10 +108,27 @@ GPUPOOL_API_ENUM_NAMES(OperationPhase, {OperationPhase::pending, "Pending"},
 struct OperationStatus {
   OperationType type = OperationType::driver;     // required
   OperationPhase phase = OperationPhase::pending;  // required
+  std::int64_t observed_generation = 0;  // the spec generation this operation carries out
+  std::string reason;   // CamelCase step or cause: Draining, PodDisruptionBudget, ResetRequired, InstallFailed
   std::string message;
   std::optional<Time> last_transition_time;
 
   bool operator==(const OperationStatus&) const = default;
+};
+
+// How two GPUs of the node reach each other (nvidia-smi topo -m's words).
+enum class GPULinkType { nvlink, xgmi, pix, pxb, phb, node, sys };
+GPUPOOL_API_ENUM_NAMES(GPULinkType, {GPULinkType::nvlink, "NVLink"}, {GPULinkType::xgmi, "XGMI"},
+                       {GPULinkType::pix, "PIX"}, {GPULinkType::pxb, "PXB"}, {GPULinkType::phb, "PHB"},
+                       {GPULinkType::node, "NODE"}, {GPULinkType::sys, "SYS"})
+
+struct GPULink {
+  std::int32_t from = 0;  // required, GPU index
+  std::int32_t to = 0;    // required, GPU index > from
+  GPULinkType type = GPULinkType::sys;  // required
+  std::int32_t links = 0;  // NVLink / xGMI links between them; 0 for PCIe paths
+
+  bool operator==(const GPULink&) const = default;
 };
 
 struct GPUNodeStatus {
@@ -118,6 +139,7 @@ struct GPUNodeStatus {
   std::string driver_version;
   std::string cuda_version;
   std::vector<OperationStatus> operations;  // keyed by type
+  std::vector<GPULink> interconnect;        // one entry per pair of GPUs where known
   std::optional<Time> last_heartbeat_time;
 
   bool operator==(const GPUNodeStatus&) const = default;

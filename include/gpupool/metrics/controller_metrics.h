@@ -22,7 +22,7 @@
 // time), and we do not export controller_runtime_terminal_reconcile_errors_total,
 // controller_runtime_reconcile_panics_total, leader_election_slowpath_total,
 // rest_client_request_duration_seconds or the Go process/runtime collectors.
-// The work queue families are in prometheus_workqueue_metrics.h.
+// The work queue families are in gpupool/runtime/prometheus_workqueue_metrics.h.
 #pragma once
 
 #include <string>

@@ -126,4 +126,8 @@ class CrdSchemaSet {
 // apiVersion/kind lookup (metadata is still checked).
 api::FieldErrors validate_against(const CrdKind& kind, const rapidjson::Value& object);
 
+// The YAML of every CRD in crds/ as compiled into the binary (documents
+// separated by "---"), for installing them (the local cluster does).
+std::string_view builtin_crds_yaml();
+
 }  // namespace gpupool::schema

@@ -170,6 +170,9 @@ inline GPUNode full_gpunode() {
   s.sharing.mps = MPS{4, std::nullopt};
   s.monitoring = full_monitoring();
   s.disruption_allowed = true;
+  s.partitioning.strategy = MIGStrategy::mixed;
+  s.drain.force = true;
+  s.cordon_on_failure = false;
 
   GPUNodeStatus st;
   st.observed_generation = 5;
@@ -195,9 +198,10 @@ inline GPUNode full_gpunode() {
   st.gpus = {g, g2};
   st.driver_version = "570.133.20";
   st.cuda_version = "12.8";
-  st.operations = {OperationStatus{OperationType::partition, OperationPhase::in_progress, "applying",
+  st.operations = {OperationStatus{OperationType::partition, OperationPhase::in_progress, 5, "Configuring", "applying",
                                    t("2024-05-01T12:00:00Z")},
-                   OperationStatus{OperationType::drain, OperationPhase::failed, "", std::nullopt}};
+                   OperationStatus{OperationType::drain, OperationPhase::failed, 0, "", "", std::nullopt}};
+  st.interconnect = {GPULink{0, 1, GPULinkType::nvlink, 12}};
   st.last_heartbeat_time = t("2024-05-01T12:05:00Z");
   n.status = st;
   return n;

@@ -17,7 +17,7 @@
 
 #include "gpupool/metrics/controller_metrics.h"
 #include "gpupool/metrics/exposition.h"
-#include "gpupool/metrics/prometheus_workqueue_metrics.h"
+#include "gpupool/runtime/prometheus_workqueue_metrics.h"
 
 namespace gpupool::metrics {
 namespace {
@@ -76,7 +76,7 @@ void populate(Registry& registry) {
   controller.rest_client_requests_total.with({"409", "PUT", "10.96.0.1:443"}).inc();
   controller.rest_client_requests_total.with({"<error>", "GET", "10.96.0.1:443"}).inc();
 
-  PrometheusWorkQueueMetrics provider(registry);
+  runtime::PrometheusWorkQueueMetrics provider(registry);
   auto queue = provider.for_queue("gpupool");
   queue->add();
   queue->add();

@@ -1,0 +1,173 @@
+// gpupool-agent: the node agent, one per GPU node and the only privileged
+// part of the system. It reports the node's GPUs in its GPUNode status and
+// node labels, and makes them match the GPUNode spec (lib/node/node_agent.h).
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include "gpupool/backend/select.h"
+#include "gpupool/common/log.h"
+#include "gpupool/common/shutdown.h"
+#include "gpupool/kube/config.h"
+#include "gpupool/node/lease_heartbeat.h"
+#include "gpupool/node/node_agent.h"
+#include "gpupool/runtime/manager.h"
+
+namespace {
+
+std::chrono::milliseconds seconds(double s) { return std::chrono::milliseconds(static_cast<long long>(s * 1000)); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  gpupool::ShutdownSignal shutdown;  // first: threads started later inherit the signal mask
+  namespace backend = gpupool::backend;
+  namespace node = gpupool::node;
+  namespace runtime = gpupool::runtime;
+  namespace kube = gpupool::kube;
+
+  CLI::App app{"gpupool-agent: reports a node's GPUs and makes them match its GPUNode spec"};
+  std::string kubeconfig, context, node_name, ns, log_format = "text", log_level = "info";
+  std::string simulated_gpus;
+  backend::BackendSelection sel;
+  runtime::ManagerOptions mo;
+  mo.metrics_bind_address = ":8080";
+  mo.health_probe_bind_address = ":8081";
+  double qps = 5, lease_s = 10, heartbeat_s = 300, inventory_s = 30, drain_poll_s = 2;
+  int burst = 10;
+  app.add_option("--kubeconfig", kubeconfig, "Path to a kubeconfig (default: in-cluster, then $KUBECONFIG, ~/.kube/config)");
+  app.add_option("--context", context, "kubeconfig context to use");
+  app.add_option("--node-name", node_name, "This node's name (default: $NODE_NAME)");
+  app.add_option("--namespace", ns, "Namespace of the agent's Lease (default: the pod's namespace in a cluster, else gpupool-system)");
+  app.add_option("--backend", sel.kind, "GPU backend")->capture_default_str()
+      ->check(CLI::IsMember({"nvml", "nvidia-smi", "amd", "simulated", "auto"}));
+  app.add_option("--simulated-gpus", simulated_gpus, "Simulated GPUs: MODEL=COUNT[,MODEL=COUNT], MODEL a catalog id (a100-sxm4-80gb=8)");
+  app.add_option("--simulated-config", sel.simulated.config_path, "Simulated world YAML (GPUs, install behaviour, injected faults)");
+  app.add_option("--simulated-state", sel.simulated.state_path,
+                 "Where the simulated GPUs keep their state across restarts (default: /tmp/gpupool-agent-<node>.json)");
+  app.add_option("--simulated-driver-version", sel.simulated.driver_version, "Driver the simulated GPUs start with")->capture_default_str();
+  app.add_option("--nvml-library", sel.nvml_library, "NVML library to dlopen")->capture_default_str();
+  app.add_option("--nvidia-smi", sel.nvidia_smi, "nvidia-smi executable (default: $PATH)");
+  app.add_option("--amd-smi", sel.amd_smi, "amd-smi executable (default: $PATH)");
+  app.add_option("--rocm-smi", sel.rocm_smi, "rocm-smi executable, used where amd-smi is absent (default: $PATH)");
+  app.add_option("--metrics-bind-address", mo.metrics_bind_address, "Address of /metrics; 0 disables")->capture_default_str();
+  app.add_option("--health-probe-bind-address", mo.health_probe_bind_address, "Address of /healthz and /readyz; 0 disables")
+      ->capture_default_str();
+  app.add_option("--lease-renew-interval", lease_s, "Seconds between renewals of the agent's Lease")->capture_default_str()
+      ->check(CLI::Range(0.1, 3600.0));
+  app.add_option("--status-heartbeat", heartbeat_s, "Longest gap in seconds between GPUNode status writes")->capture_default_str()
+      ->check(CLI::Range(1.0, 86400.0));
+  app.add_option("--inventory-interval", inventory_s, "Seconds between reads of the GPUs when nothing else happens")
+      ->capture_default_str()->check(CLI::Range(0.1, 3600.0));
+  app.add_option("--drain-poll-interval", drain_poll_s, "Seconds between checks of a drain in progress")->capture_default_str()
+      ->check(CLI::Range(0.05, 600.0));
+  app.add_option("--kube-api-qps", qps, "Queries per second to the API server")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--kube-api-burst", burst, "Burst of queries to the API server")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--log-format", log_format, "Log format: text or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--log-level", log_level, "Log level")->capture_default_str()
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+  CLI11_PARSE(app, argc, argv);
+
+  gpupool::log::init(*gpupool::log::parse_format(log_format), log_level);
+  if (node_name.empty()) {
+    const char* env = std::getenv("NODE_NAME");
+    node_name = env ? env : "";
+  }
+  if (node_name.empty()) {
+    spdlog::error("no node name: pass --node-name or set $NODE_NAME (the downward API's spec.nodeName)");
+    return 2;
+  }
+  try {
+    kube::RestConfig config;
+    if (kubeconfig.empty() && std::getenv("KUBERNETES_SERVICE_HOST") != nullptr) {
+      config = kube::load_in_cluster();
+    } else {
+      kube::KubeconfigOptions opts;
+      if (!kubeconfig.empty()) opts.path = kubeconfig;
+      if (!context.empty()) opts.context = context;
+      config = kube::load_default(opts);
+    }
+    if (ns.empty()) ns = config.source == "in-cluster" ? config.default_namespace : "gpupool-system";
+    config.qps = qps;
+    config.burst = burst;
+    config.user_agent = "gpupool-agent/0.1 (" + node_name + ")";
+
+    sel.catalog = &gpupool::gpu::Catalog::builtin();
+    sel.simulated.node_name = node_name;
+    if (!simulated_gpus.empty()) sel.simulated.gpus = backend::parse_simulated_gpus(simulated_gpus, *sel.catalog);
+    if (sel.simulated.state_path.empty()) sel.simulated.state_path = "/tmp/gpupool-agent-" + node_name + ".json";
+    backend::SelectedBackend selected = backend::select_backend(sel);
+    spdlog::info("node {}: GPU backend {}", node_name, selected.why);
+
+    runtime::Manager manager(config, mo);
+    kube::RestConfig eviction_config = config;
+    eviction_config.max_retries = 0;  // a PodDisruptionBudget's 429 is reported, then retried by the agent
+    kube::Client eviction_client(eviction_config);
+
+    runtime::InformerOptions own;
+    own.selectors.field_selector = "metadata.name=" + node_name;
+    runtime::InformerOptions on_node;
+    on_node.selectors.field_selector = "spec.nodeName=" + node_name;
+    auto gpunodes = manager.informers().get<kube::Object>({{"gpupool.io", "v1alpha1", "gpunodes"}, "", "", ""}, own);
+    auto nodes = manager.informers().get<kube::Object>({kube::core::nodes(), "", "", ""}, own);
+    auto pods = manager.informers().get<kube::Object>({kube::core::pods(), "", "", ""}, on_node);
+
+    std::unique_ptr<node::DriverInstaller> installer = selected.simulated
+                                                           ? node::make_simulated_installer(*selected.simulated)
+                                                           : node::make_unavailable_installer();
+    node::NodeAgentOptions ao;
+    ao.node_name = node_name;
+    ao.inventory_interval = seconds(inventory_s);
+    ao.status_heartbeat = seconds(heartbeat_s);
+    ao.drain_poll = seconds(drain_poll_s);
+    ao.advertise_resources = selected.simulated != nullptr;  // it plays the device plugin
+    if (auto* sim = selected.simulated) {
+      ao.on_gpu_pods = [sim](const std::vector<node::PodFacts>& facts) {
+        std::vector<backend::SimulatedPod> pods_now;
+        for (const auto& f : facts) pods_now.push_back({f.uid, f.ns + "/" + f.name});
+        sim->set_gpu_pods(std::move(pods_now));
+      };
+    }
+    node::NodeAgent agent(manager.client(), eviction_client, *selected.backend, *installer, gpunodes->store(),
+                          nodes->store(), pods->store(), *sel.catalog, ao);
+    runtime::ControllerOptions co;
+    co.name = "gpunode-agent";
+    co.concurrency = 1;
+    runtime::Controller controller(std::move(co), agent);
+    auto to_node = [node_name](const kube::Object&) { return std::vector<runtime::Request>{{"", node_name}}; };
+    controller.watches<kube::Object>(*gpunodes, to_node);
+    controller.watches<kube::Object>(*nodes, to_node, [](const kube::Object& a, const kube::Object& b) {
+      // kubelet's status heartbeats change nothing the agent reads: only
+      // labels, annotations, spec (cordon) and the advertised resources count.
+      auto part = [](const kube::Object& o, const char* a1, const char* a2) {
+        const auto& d = o.doc;
+        if (!d.HasMember(a1) || !d[a1].HasMember(a2)) return std::string();
+        return kube::to_json(d[a1][a2]);
+      };
+      for (auto [x, y] : {std::pair{"metadata", "labels"}, {"metadata", "annotations"}, {"status", "capacity"}}) {
+        if (part(a, x, y) != part(b, x, y)) return true;
+      }
+      return !a.doc.HasMember("spec") || !b.doc.HasMember("spec") || kube::to_json(a.doc["spec"]) != kube::to_json(b.doc["spec"]);
+    });
+    controller.watches<kube::Object>(*pods, to_node);
+    manager.add(controller);
+    controller.enqueue({"", node_name});
+
+    node::LeaseHeartbeatOptions lo;
+    lo.namespace_ = ns;
+    lo.node_name = node_name;
+    lo.interval = seconds(lease_s);
+    node::LeaseHeartbeat heartbeat(manager.client(), lo);
+    std::jthread lease_thread([&heartbeat](std::stop_token stop) { heartbeat.run(stop); });
+
+    const int code = manager.run(shutdown.token());
+    lease_thread.request_stop();
+    spdlog::info("shutting down (signal {})", shutdown.signal());
+    return code;
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,336 @@
+// Informer: keeps a Store of one kind in step with the API server (list, then
+// watch; relist on 410 Gone) and tells handlers what changed.
+//
+// - The store holds a T per object: the whole Object, or a projection such as
+//   PodProjection decoded straight from the stream (Codec<T> says how).
+// - After a relist, objects the server no longer has are delivered as deletes:
+//   deletes missed while disconnected are not lost.
+// - Watch connections that drop are resumed by Client::watch from the last
+//   resourceVersion; other failures back off (jittered, capped) and relist.
+// - Handlers run on the informer's thread (or the resync timer's), one at a
+//   time and in event order; they should be quick (enqueue a key).
+// - InformerFactory hands every caller asking for the same kind and
+//   selectors the same informer, so controllers in one process share it.
+#pragma once
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <typeinfo>
+#include <unordered_map>
+#include <vector>
+
+#include "gpupool/kube/backoff.h"
+#include "gpupool/kube/client.h"
+#include "gpupool/kube/json_projection.h"
+#include "gpupool/kube/object.h"
+#include "gpupool/runtime/store.h"
+
+namespace gpupool::runtime {
+
+// How a stored type is decoded and keyed.
+template <class T>
+struct Codec;
+
+template <>
+struct Codec<kube::Object> {
+  static kube::Object decode(std::string_view json) { return kube::decode_object(json); }
+  static std::string key(const kube::Object& o) { return kube::object_key(o.ns, o.name); }
+  static const std::string& resource_version(const kube::Object& o) { return o.resource_version; }
+};
+
+template <>
+struct Codec<kube::PodProjection> {
+  static kube::PodProjection decode(std::string_view json) { return kube::project_pod(json); }
+  static std::string key(const kube::PodProjection& p) { return kube::object_key(p.ns, p.name); }
+  static const std::string& resource_version(const kube::PodProjection& p) { return p.resource_version; }
+};
+
+template <class T>
+struct EventHandler {
+  using Ptr = std::shared_ptr<const T>;
+  std::function<void(const Ptr&)> on_add;
+  std::function<void(const Ptr& old_obj, const Ptr& new_obj)> on_update;
+  std::function<void(const Ptr&)> on_delete;  // the last state the informer knew
+};
+
+struct InformerOptions {
+  kube::ListOptions selectors;        // label and field selectors; other fields are ignored
+  int64_t page_size = 500;      // list page size
+  std::chrono::milliseconds resync{0};  // >0: every object re-delivered as an update this often
+};
+
+struct InformerStats {
+  std::atomic<uint64_t> lists{0};
+  std::atomic<uint64_t> adds{0};
+  std::atomic<uint64_t> updates{0};
+  std::atomic<uint64_t> deletes{0};
+  std::atomic<uint64_t> deletes_found_by_relist{0};
+  std::atomic<uint64_t> decode_failures{0};
+};
+
+// What the factory needs of any informer.
+class InformerBase {
+ public:
+  virtual ~InformerBase() = default;
+  virtual void run(std::stop_token stop) = 0;
+  virtual bool has_synced() const = 0;
+  virtual std::string description() const = 0;
+};
+
+template <class T>
+class Informer final : public InformerBase {
+ public:
+  using Ptr = std::shared_ptr<const T>;
+
+  Informer(kube::Client& client, kube::ResourceRef collection, InformerOptions options = {})
+      : client_(client), collection_(std::move(collection)), options_(std::move(options)) {}
+
+  Store<T>& store() { return store_; }
+  const InformerStats& stats() const { return stats_; }
+
+  // A handler added once the store is filled first gets every current object as an add.
+  void add_handler(EventHandler<T> handler) {
+    std::lock_guard lock(dispatch_mu_);
+    if (synced_) {
+      for (const auto& obj : store_.list()) {
+        if (handler.on_add) handler.on_add(obj);
+      }
+    }
+    handlers_.push_back(std::move(handler));
+  }
+
+  bool has_synced() const override { return synced_.load(); }
+
+  std::string description() const override { return kube::resource_path(collection_); }
+
+  // Lists and watches until `stop` fires.
+  void run(std::stop_token stop) override {
+    std::jthread resync;
+    if (options_.resync.count() > 0) {
+      resync = std::jthread([this, stop](std::stop_token own) { resync_loop(stop, own); });
+    }
+    kube::Backoff backoff(std::chrono::milliseconds(200), std::chrono::seconds(30));
+    std::mt19937 rng(std::random_device{}());
+    while (!stop.stop_requested()) {
+      try {
+        std::string rv = relist();
+        kube::ListOptions w = options_.selectors;
+        w.resource_version = rv;
+        w.allow_watch_bookmarks = true;
+        // Like client-go: a random timeout spreads the reconnects of many clients.
+        w.timeout_seconds = std::uniform_int_distribution<int>(300, 600)(rng);
+        backoff.reset();
+        kube::WatchResult r = client_.watch(collection_, w, [this](const kube::WatchEvent& ev) {
+          apply(ev);
+          return true;
+        }, stop);
+        if (r.end == kube::WatchEnd::Gone) {
+          spdlog::info("informer {}: resourceVersion {} expired; relisting", description(), r.last_resource_version);
+        }
+      } catch (const std::exception& e) {
+        if (stop.stop_requested()) break;
+        auto wait = backoff.next();
+        spdlog::warn("informer {}: {}; relisting in {} ms", description(), e.what(),
+                     std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
+        std::mutex mu;
+        std::condition_variable_any cv;
+        std::unique_lock lock(mu);
+        cv.wait_for(lock, stop, wait, [] { return false; });
+      }
+    }
+  }
+
+ private:
+  // Replaces the store's contents with a fresh list, delivering the difference.
+  std::string relist() {
+    // In the server's order, so handlers see adds in list order.
+    std::vector<std::pair<std::string, Ptr>> fresh;
+    std::unordered_map<std::string, std::size_t> position;
+    kube::ListOptions o = options_.selectors;
+    o.limit = options_.page_size;
+    std::string rv = client_.list_items(collection_, o, [&](std::string_view item) {
+      try {
+        auto obj = std::make_shared<const T>(Codec<T>::decode(item));
+        std::string key = Codec<T>::key(*obj);
+        if (auto it = position.find(key); it != position.end()) {
+          fresh[it->second].second = std::move(obj);
+        } else {
+          position.emplace(key, fresh.size());
+          fresh.emplace_back(std::move(key), std::move(obj));
+        }
+      } catch (const std::exception& e) {
+        stats_.decode_failures++;  // one bad object must not stall the whole kind
+        spdlog::warn("informer {}: skipping an object that cannot be decoded: {}", description(), e.what());
+      }
+    }, [&] {
+      fresh.clear();
+      position.clear();
+    });
+    stats_.lists++;
+
+    std::lock_guard lock(dispatch_mu_);
+    for (const auto& key : store_.keys()) {
+      if (position.count(key)) continue;
+      if (auto old = store_.erase(key)) {
+        stats_.deletes_found_by_relist++;
+        deliver_delete(old);
+      }
+    }
+    for (auto& [key, obj] : fresh) {
+      Ptr old = store_.get(key);
+      if (old && Codec<T>::resource_version(*old) == Codec<T>::resource_version(*obj)) continue;
+      store_.upsert(key, obj);
+      if (old) {
+        deliver_update(old, obj);
+      } else {
+        deliver_add(obj);
+      }
+    }
+    synced_ = true;
+    return rv;
+  }
+
+  void apply(const kube::WatchEvent& ev) {
+    if (ev.type == kube::WatchEventType::Bookmark) return;
+    Ptr obj;
+    try {
+      obj = std::make_shared<const T>(Codec<T>::decode(ev.object));
+    } catch (const std::exception& e) {
+      stats_.decode_failures++;
+      spdlog::warn("informer {}: skipping a {} event that cannot be decoded: {}", description(), to_string(ev.type), e.what());
+      return;
+    }
+    std::string key = Codec<T>::key(*obj);
+    std::lock_guard lock(dispatch_mu_);
+    if (ev.type == kube::WatchEventType::Deleted) {
+      if (auto old = store_.erase(key)) deliver_delete(obj);
+      return;
+    }
+    if (auto old = store_.upsert(key, obj)) {
+      deliver_update(old, obj);
+    } else {
+      deliver_add(obj);
+    }
+  }
+
+  void resync_loop(std::stop_token stop, std::stop_token own) {
+    std::mutex mu;
+    std::condition_variable_any cv;
+    for (;;) {
+      std::unique_lock lock(mu);
+      if (cv.wait_for(lock, own, options_.resync, [&] { return stop.stop_requested(); }) || own.stop_requested()) return;
+      lock.unlock();
+      std::lock_guard dispatch(dispatch_mu_);
+      for (const auto& obj : store_.list()) deliver_update(obj, obj);
+    }
+  }
+
+  // Called with dispatch_mu_ held.
+  void deliver_add(const Ptr& obj) {
+    stats_.adds++;
+    for (auto& h : handlers_) {
+      if (h.on_add) h.on_add(obj);
+    }
+  }
+  void deliver_update(const Ptr& old_obj, const Ptr& new_obj) {
+    stats_.updates++;
+    for (auto& h : handlers_) {
+      if (h.on_update) h.on_update(old_obj, new_obj);
+    }
+  }
+  void deliver_delete(const Ptr& obj) {
+    stats_.deletes++;
+    for (auto& h : handlers_) {
+      if (h.on_delete) h.on_delete(obj);
+    }
+  }
+
+  kube::Client& client_;
+  kube::ResourceRef collection_;
+  InformerOptions options_;
+  Store<T> store_;
+  InformerStats stats_;
+  std::mutex dispatch_mu_;
+  std::vector<EventHandler<T>> handlers_;
+  std::atomic<bool> synced_{false};
+};
+
+// One informer per (stored type, collection, selectors), started together.
+class InformerFactory {
+ public:
+  explicit InformerFactory(kube::Client& client) : client_(client) {}
+  ~InformerFactory() { stop(); }
+  InformerFactory(const InformerFactory&) = delete;
+  InformerFactory& operator=(const InformerFactory&) = delete;
+
+  template <class T>
+  std::shared_ptr<Informer<T>> get(const kube::ResourceRef& collection, const InformerOptions& options = {}) {
+    std::string id = std::string(typeid(T).name()) + " " + kube::resource_path(collection) + "?l=" +
+                     options.selectors.label_selector + "&f=" + options.selectors.field_selector;
+    std::lock_guard lock(mu_);
+    if (auto it = informers_.find(id); it != informers_.end()) {
+      return std::static_pointer_cast<Informer<T>>(it->second.informer);
+    }
+    auto informer = std::make_shared<Informer<T>>(client_, collection, options);
+    informers_[id].informer = informer;
+    return informer;
+  }
+
+  // Runs every informer not yet running, each on its own thread, until stop().
+  void start() {
+    std::lock_guard lock(mu_);
+    for (auto& [id, entry] : informers_) {
+      if (entry.thread.joinable()) continue;
+      auto informer = entry.informer;
+      entry.thread = std::jthread([informer](std::stop_token stop) { informer->run(stop); });
+    }
+  }
+
+  // True once every informer has listed; false on timeout or stop.
+  bool wait_for_sync(std::chrono::milliseconds timeout, std::stop_token stop = {}) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    auto pause = std::chrono::milliseconds(10);
+    while (!stop.stop_requested()) {
+      bool all = true;
+      {
+        std::lock_guard lock(mu_);
+        for (auto& [id, entry] : informers_) all = all && entry.informer->has_synced();
+      }
+      if (all) return true;
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(pause);  // polling interval
+      pause = std::min(pause * 2, std::chrono::milliseconds(200));
+    }
+    return false;
+  }
+
+  void stop() {
+    std::lock_guard lock(mu_);
+    for (auto& [id, entry] : informers_) entry.thread.request_stop();
+    for (auto& [id, entry] : informers_) {
+      if (entry.thread.joinable()) entry.thread.join();
+    }
+  }
+
+ private:
+  struct Entry {
+    std::shared_ptr<InformerBase> informer;
+    std::jthread thread;
+  };
+  kube::Client& client_;
+  std::mutex mu_;
+  std::map<std::string, Entry> informers_;
+};
+
+}  // namespace gpupool::runtime

@@ -1,0 +1,68 @@
+// Private to lib/node: one reconcile pass of the node agent (node_agent.h
+// says what a pass does). Holds what the pass read and the status it builds.
+#pragma once
+
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include <rapidjson/document.h>
+
+#include "gpupool/api/gpunode.h"
+#include "gpupool/node/node_agent.h"
+#include "gpupool/node/node_plan.h"
+
+namespace gpupool::node {
+
+struct AgentPass {
+  AgentPass(kube::Client& c, kube::Client& ec, backend::GpuBackend& b, DriverInstaller& i, const gpu::Catalog& cat,
+            const NodeAgentOptions& o, std::stop_token s)
+      : client(c), eviction_client(ec), backend(b), installer(i), catalog(cat), options(o), stop(std::move(s)) {}
+
+  kube::Client& client;
+  kube::Client& eviction_client;
+  backend::GpuBackend& backend;
+  DriverInstaller& installer;
+  const gpu::Catalog& catalog;
+  const NodeAgentOptions& options;
+  std::stop_token stop;
+
+  std::vector<std::shared_ptr<const kube::Object>> pods;  // on this node
+  std::vector<PodFacts> gpu_pods;                        // of those, the running GPU pods
+  backend::Inventory inventory;
+  std::string backend_error;                             // non-empty: the inventory could not be read
+  std::shared_ptr<const kube::Object> gpunode;
+  api::GPUNode object;                                   // the GPUNode, decoded
+  api::GPUNodeStatus previous;                           // its status as read
+  api::GPUNodeStatus status;                             // the status this pass writes
+  std::shared_ptr<const kube::Object> node;              // the Node as the store had it
+
+  void create_gpunode();
+  runtime::Result carry_out();
+  void sync_node();
+  void set_conditions();
+  void write_status();
+
+ private:
+  enum class DrainState { drained, in_progress, failed };
+
+  api::Time now() const;
+  std::int64_t generation() const { return object.metadata.generation; }
+  void set_op(api::OperationType type, api::OperationPhase phase, const std::string& reason, const std::string& message);
+  bool failed_for_generation(const NodePlan& plan) const;
+  void fail(const std::vector<api::OperationType>& types, const std::string& reason, const std::string& message);
+  DrainState drain(const NodePlan& plan, runtime::Result& out);
+  bool install_driver();
+  bool apply_partitions(const NodePlan& plan);
+  void finish_drain();
+  const rapidjson::Value* node_json() const;
+  void patch_node(const std::string& body, bool status_subresource);
+  std::vector<api::OperationType> disruptive_types(const NodePlan& plan) const;
+
+  rapidjson::Document node_doc_;  // the Node after this pass's own patches
+  bool node_patched_ = false;
+  std::vector<api::OperationType> set_this_pass_;
+};
+
+}  // namespace gpupool::node

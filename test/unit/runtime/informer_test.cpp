@@ -1,0 +1,210 @@
+// The informer against a scripted server: list, watch, 410 and relist, and
+// what the handlers and the store see.
+#include "gpupool/runtime/informer.h"
+
+#include <gtest/gtest.h>
+
+#include "gpupool/testenv/wait.h"
+#include "support/scripted_server.h"
+
+namespace gpupool::runtime {
+namespace {
+
+using namespace std::chrono_literals;
+using test::ScriptedServer;
+using test::Step;
+
+std::string pod(const std::string& name, const std::string& rv, const std::string& node = "",
+                const std::string& ns = "ns") {
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name + R"(","namespace":")" + ns +
+         R"(","uid":"uid-)" + name + R"(","resourceVersion":")" + rv + R"("},"spec":{"nodeName":")" + node +
+         R"(","containers":[{"name":"c","image":"x","resources":{"requests":{"nvidia.com/gpu":"1"}}}]},"status":{"phase":"Running"}})";
+}
+
+Step list_step(const std::string& rv, const std::vector<std::string>& items) {
+  std::string body = R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":")" + rv + R"("},"items":[)";
+  for (size_t i = 0; i < items.size(); ++i) body += (i ? "," : "") + items[i];
+  Step s = test::json_step(200, body + "]}");
+  s.query_contains = "limit=";
+  return s;
+}
+
+Step watch_step(std::vector<std::string> events, bool hold = false) {
+  Step s;
+  s.query_contains = "watch=1";
+  s.chunks = std::move(events);
+  s.hold_open = hold;
+  return s;
+}
+
+kube::RestConfig config_for(const ScriptedServer& server) {
+  kube::RestConfig c;
+  c.server = server.url();
+  c.qps = 0;
+  c.timeout = 5s;
+  return c;
+}
+
+// Records what handlers saw, thread-safely.
+template <class T>
+struct Recorder {
+  std::mutex mu;
+  std::vector<std::string> log;
+  EventHandler<T> handler() {
+    EventHandler<T> h;
+    h.on_add = [this](const auto& o) { push("add " + Codec<T>::key(*o)); };
+    h.on_update = [this](const auto& a, const auto& b) {
+      push("update " + Codec<T>::key(*b) + " " + Codec<T>::resource_version(*a) + "->" + Codec<T>::resource_version(*b));
+    };
+    h.on_delete = [this](const auto& o) { push("delete " + Codec<T>::key(*o)); };
+    return h;
+  }
+  void push(std::string s) {
+    std::lock_guard lock(mu);
+    log.push_back(std::move(s));
+  }
+  size_t size() {
+    std::lock_guard lock(mu);
+    return log.size();
+  }
+  std::vector<std::string> snapshot() {
+    std::lock_guard lock(mu);
+    return log;
+  }
+};
+
+// Polls with the shared helper (no fixed sleeps).
+bool eventually(const std::function<bool()>& cond) { return testenv::wait_until(cond, 10s); }
+
+TEST(Informer, ListWatchGoneRelistDeliversMissedDeletes) {
+  ScriptedServer server;
+  server.enqueue(list_step("10", {pod("a", "1"), pod("b", "2")}));
+  server.enqueue(watch_step({test::watch_event_json("ADDED", pod("c", "11")), test::watch_event_json("MODIFIED", pod("a", "12")),
+                             test::watch_event_json("DELETED", pod("b", "13")),
+                             test::watch_event_json("ERROR", test::status_json(410, "Expired", "too old resource version"))}));
+  // While the informer was away, c was deleted and d created; a is unchanged.
+  server.enqueue(list_step("20", {pod("a", "12"), pod("d", "19")}));
+  server.enqueue(watch_step({test::watch_event_json("MODIFIED", pod("d", "21"))}, true));
+
+  kube::Client client(config_for(server));
+  Informer<kube::Object> informer(client, {kube::core::pods(), "ns", "", ""});
+  Recorder<kube::Object> rec;
+  informer.add_handler(rec.handler());
+  std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
+  ASSERT_TRUE(eventually([&] { return rec.size() >= 8; })) << ::testing::PrintToString(rec.snapshot());
+  runner.request_stop();
+  server.release();
+  runner.join();
+
+  EXPECT_EQ(rec.snapshot(), (std::vector<std::string>{"add ns/a", "add ns/b", "add ns/c", "update ns/a 1->12", "delete ns/b",
+                                                      "delete ns/c", "add ns/d", "update ns/d 19->21"}))
+      << "the relist delivers c's delete, adds d and stays silent about the unchanged a";
+  EXPECT_EQ(informer.store().size(), 2u);
+  EXPECT_EQ(informer.store().get("ns/d")->resource_version, "21");
+  EXPECT_EQ(informer.stats().lists.load(), 2u);
+  EXPECT_EQ(informer.stats().deletes_found_by_relist.load(), 1u);
+  // The second watch starts from the relist's resourceVersion.
+  auto reqs = server.requests();
+  ASSERT_GE(reqs.size(), 4u);
+  EXPECT_NE(reqs[1].query.find("resourceVersion=10"), std::string::npos);
+  EXPECT_NE(reqs[1].query.find("allowWatchBookmarks=true"), std::string::npos);
+  EXPECT_NE(reqs[3].query.find("resourceVersion=20"), std::string::npos);
+}
+
+TEST(Informer, PodProjectionStoreWithNodeIndex) {
+  ScriptedServer server;
+  server.enqueue(list_step("5", {pod("p1", "1", "node-a"), pod("p2", "2", "node-b"), pod("p3", "3", "node-a")}));
+  server.enqueue(watch_step({test::watch_event_json("MODIFIED", pod("p2", "6", "node-a"))}, true));
+  kube::Client client(config_for(server));
+  Informer<kube::PodProjection> informer(client, {kube::core::pods(), "", "", ""});
+  informer.store().add_index("node", [](const kube::PodProjection& p) {
+    return p.node_name.empty() ? std::vector<std::string>{} : std::vector<std::string>{p.node_name};
+  });
+  Recorder<kube::PodProjection> rec;
+  informer.add_handler(rec.handler());
+  std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
+  ASSERT_TRUE(eventually([&] { return rec.size() == 4; }));
+  runner.request_stop();
+  server.release();
+  runner.join();
+  EXPECT_EQ(informer.store().by_index("node", "node-a").size(), 3u);
+  EXPECT_TRUE(informer.store().by_index("node", "node-b").empty()) << "the index follows updates";
+  auto p1 = informer.store().get("ns/p1");
+  ASSERT_TRUE(p1);
+  EXPECT_EQ(p1->phase, "Running");
+  EXPECT_EQ(p1->containers.at(0).requests.at("nvidia.com/gpu"), "1");
+}
+
+TEST(Informer, UndecodableObjectsAreSkippedNotFatal) {
+  ScriptedServer server;
+  server.enqueue(list_step("5", {pod("good", "1"), R"({"kind":"Pod","metadata":{"namespace":"ns"}})"}));
+  server.enqueue(watch_step({test::watch_event_json("ADDED", R"({"kind":"Pod","metadata":7})"),
+                             test::watch_event_json("ADDED", pod("later", "7"))}, true));
+  kube::Client client(config_for(server));
+  Informer<kube::Object> informer(client, {kube::core::pods(), "ns", "", ""});
+  std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
+  ASSERT_TRUE(eventually([&] { return informer.store().size() == 2; }));
+  runner.request_stop();
+  server.release();
+  runner.join();
+  EXPECT_TRUE(informer.store().get("ns/good"));
+  EXPECT_TRUE(informer.store().get("ns/later"));
+  EXPECT_EQ(informer.stats().decode_failures.load(), 2u);
+}
+
+TEST(Informer, LateHandlerSeesCurrentObjectsAsAdds) {
+  ScriptedServer server;
+  server.enqueue(list_step("5", {pod("a", "1"), pod("b", "2")}));
+  server.enqueue(watch_step({}, true));
+  kube::Client client(config_for(server));
+  Informer<kube::Object> informer(client, {kube::core::pods(), "ns", "", ""});
+  std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
+  ASSERT_TRUE(eventually([&] { return informer.has_synced(); }));
+  Recorder<kube::Object> rec;
+  informer.add_handler(rec.handler());
+  auto log = rec.snapshot();
+  std::sort(log.begin(), log.end());
+  EXPECT_EQ(log, (std::vector<std::string>{"add ns/a", "add ns/b"}));
+  runner.request_stop();
+  server.release();
+  runner.join();
+}
+
+TEST(Informer, ResyncRedeliversEveryObject) {
+  ScriptedServer server;
+  server.enqueue(list_step("5", {pod("a", "1")}));
+  server.enqueue(watch_step({}, true));
+  kube::Client client(config_for(server));
+  InformerOptions opts;
+  opts.resync = 50ms;
+  Informer<kube::Object> informer(client, {kube::core::pods(), "ns", "", ""}, opts);
+  Recorder<kube::Object> rec;
+  informer.add_handler(rec.handler());
+  std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
+  ASSERT_TRUE(eventually([&] { return rec.size() >= 3; }));
+  runner.request_stop();
+  server.release();
+  runner.join();
+  auto log = rec.snapshot();
+  EXPECT_EQ(log.at(0), "add ns/a");
+  EXPECT_EQ(log.at(1), "update ns/a 1->1");
+}
+
+TEST(InformerFactory, SharesOneInformerPerKindAndSelector) {
+  kube::RestConfig c;
+  c.server = "http://127.0.0.1:1";
+  kube::Client client(c);
+  InformerFactory factory(client);
+  auto a = factory.get<kube::Object>({kube::core::pods(), "", "", ""});
+  auto b = factory.get<kube::Object>({kube::core::pods(), "", "", ""});
+  auto projected = factory.get<kube::PodProjection>({kube::core::pods(), "", "", ""});
+  InformerOptions labelled;
+  labelled.selectors.label_selector = "app=x";
+  auto selected = factory.get<kube::Object>({kube::core::pods(), "", "", ""}, labelled);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(static_cast<void*>(a.get()), static_cast<void*>(projected.get()));
+  EXPECT_NE(a, selected);
+}
+
+}  // namespace
+}  // namespace gpupool::runtime
