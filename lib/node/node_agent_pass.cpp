@@ -125,7 +125,14 @@ void AgentPass::finish_drain() {
   if (n == nullptr) return;
   if (auto p = uncordon_patch(*n)) {
     const bool uncordons = p->find("\"unschedulable\"") != std::string::npos;
-    patch_node(*p, false);
+    try {
+      patch_node(*p, false);
+    } catch (const kube::ApiError& e) {
+      if (!e.is_conflict()) throw;
+      // The Node moved since it was read; the next pass (which re-reads it) finishes.
+      spdlog::debug("node {} changed while uncordoning; retrying on the next pass", options.node_name);
+      return;
+    }
     spdlog::info("node {}: drain finished; {}", options.node_name,
                  uncordons ? "uncordoned" : "left cordoned (it was cordoned before the drain)");
   }
@@ -310,7 +317,10 @@ Result AgentPass::carry_out() {
     }
     return idle;
   }
-  if (failed_for_generation(plan)) return idle;  // retried when the spec changes
+  if (failed_for_generation(plan)) {  // retried when the spec changes
+    if (!object.spec.cordon_on_failure) finish_drain();  // an uncordon that did not go through before
+    return idle;
+  }
   if (!object.spec.disruption_allowed) {
     const std::string msg = "needs a drain to carry out: " + plan.describe(inventory.driver_version) +
                             "; waiting for spec.disruptionAllowed";
