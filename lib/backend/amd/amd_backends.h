@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "amd_tool.h"
+#include "gpupool/backend/amd_parse.h"
 #include "gpupool/backend/backend.h"
 #include "gpupool/gpu/catalog.h"
 
@@ -21,6 +22,17 @@ class AmdBackendBase : public GpuBackend {
   MigInstance create_mig_instance(int gpu_index, const std::string& profile, int placement_start) override;
   void destroy_mig_instance(int gpu_index, int gpu_instance_id) override;
 };
+
+// A memory-partition set may reload the driver inside the command (amd-smi of
+// ROCm 6.3 waits up to 140 s for it).
+inline constexpr std::chrono::milliseconds kMemorySetTimeout{200000};
+
+// The parsed value, or BackendError "parse" naming where the output was unreadable.
+template <class T>
+T value_or_throw(amdsmi::Parsed<T> parsed) {
+  if (!parsed) throw_parse_error(parsed.error);
+  return std::move(*parsed.value);
+}
 
 std::unique_ptr<GpuBackend> make_amd_smi_backend(Tool amd_smi, const gpu::Catalog& catalog);
 std::unique_ptr<GpuBackend> make_rocm_smi_backend(Tool rocm_smi, const gpu::Catalog& catalog);

@@ -9,16 +9,6 @@ namespace gpupool::backend::amd {
 
 namespace {
 
-// amd-smi of ROCm 6.3 reloads the driver inside a memory-partition set and
-// waits up to 140 s for it.
-constexpr std::chrono::milliseconds kMemorySetTimeout{200000};
-
-template <class T>
-T value_or_throw(amdsmi::Parsed<T> parsed) {
-  if (!parsed) throw_parse_error(parsed.error);
-  return std::move(*parsed.value);
-}
-
 class AmdSmiBackend final : public AmdBackendBase {
  public:
   AmdSmiBackend(Tool tool, const gpu::Catalog& catalog) : tool_(std::move(tool)), catalog_(catalog) {}

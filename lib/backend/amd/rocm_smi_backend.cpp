@@ -9,14 +9,6 @@ namespace gpupool::backend::amd {
 
 namespace {
 
-constexpr std::chrono::milliseconds kMemorySetTimeout{200000};
-
-template <class T>
-T value_or_throw(amdsmi::Parsed<T> parsed) {
-  if (!parsed) throw_parse_error(parsed.error);
-  return std::move(*parsed.value);
-}
-
 class RocmSmiBackend final : public AmdBackendBase {
  public:
   RocmSmiBackend(Tool tool, const gpu::Catalog& catalog) : tool_(std::move(tool)), catalog_(catalog) {}
