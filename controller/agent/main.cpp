@@ -5,11 +5,14 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "gpupool/backend/select.h"
 #include "gpupool/common/log.h"
 #include "gpupool/common/shutdown.h"
+#include "gpupool/common/subprocess.h"
 #include "gpupool/kube/config.h"
 #include "gpupool/node/lease_heartbeat.h"
 #include "gpupool/node/node_agent.h"
@@ -18,6 +21,21 @@
 namespace {
 
 std::chrono::milliseconds seconds(double s) { return std::chrono::milliseconds(static_cast<long long>(s * 1000)); }
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::vector<std::string> out;
+  std::string word;
+  for (char c : s) {
+    if (c == ' ' || c == '\t') {
+      if (!word.empty()) out.push_back(std::move(word));
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  if (!word.empty()) out.push_back(std::move(word));
+  return out;
+}
 
 }  // namespace
 
@@ -37,6 +55,10 @@ int main(int argc, char** argv) {
   mo.health_probe_bind_address = ":8081";
   double qps = 5, lease_s = 10, heartbeat_s = 300, inventory_s = 30, drain_poll_s = 2;
   int burst = 10;
+  bool simulated_device_plugin = true;
+  std::string host_command_prefix = "nsenter --target 1 --mount --uts --ipc --net --pid --";
+  node::NodeAgentOptions ao;
+  long long device_plugin_restart_s = ao.device_plugin_restart_after.count();
   app.add_option("--kubeconfig", kubeconfig, "Path to a kubeconfig (default: in-cluster, then $KUBECONFIG, ~/.kube/config)");
   app.add_option("--context", context, "kubeconfig context to use");
   app.add_option("--node-name", node_name, "This node's name (default: $NODE_NAME)");
@@ -52,6 +74,18 @@ int main(int argc, char** argv) {
   app.add_option("--nvidia-smi", sel.nvidia_smi, "nvidia-smi executable (default: $PATH)");
   app.add_option("--amd-smi", sel.amd_smi, "amd-smi executable (default: $PATH)");
   app.add_option("--rocm-smi", sel.rocm_smi, "rocm-smi executable, used where amd-smi is absent (default: $PATH)");
+  app.add_option("--simulated-device-plugin", simulated_device_plugin,
+                 "With the simulated backend, write the extended resources into Node status as the device plugin "
+                 "would; false leaves that to a device plugin pod")->capture_default_str();
+  app.add_option("--host-command-prefix", host_command_prefix,
+                 "Command that enters the host's namespaces before /bin/sh runs a package or runfile installer "
+                 "command; \"\" runs it in the agent's own")->capture_default_str();
+  app.add_option("--device-plugin-selector", ao.device_plugin_selectors,
+                 "Labels (k=v[,k=v]) of the device plugin pods the agent may restart on its node; repeatable")
+      ->capture_default_str();
+  app.add_option("--device-plugin-restart-after", device_plugin_restart_s,
+                 "Seconds a device plugin may take to re-advertise a changed node before its pod here is restarted")
+      ->capture_default_str()->check(CLI::Range(1, 86400));
   app.add_option("--metrics-bind-address", mo.metrics_bind_address, "Address of /metrics; 0 disables")->capture_default_str();
   app.add_option("--health-probe-bind-address", mo.health_probe_bind_address, "Address of /healthz and /readyz; 0 disables")
       ->capture_default_str();
@@ -114,15 +148,34 @@ int main(int argc, char** argv) {
     auto nodes = manager.informers().get<kube::Object>({kube::core::nodes(), "", "", ""}, own);
     auto pods = manager.informers().get<kube::Object>({kube::core::pods(), "", "", ""}, on_node);
 
-    std::unique_ptr<node::DriverInstaller> installer = selected.simulated
-                                                           ? node::make_simulated_installer(*selected.simulated)
-                                                           : node::make_unavailable_installer();
-    node::NodeAgentOptions ao;
+    std::unique_ptr<node::DriverInstaller> installer;
+    if (selected.simulated) {
+      installer = node::make_simulated_installer(*selected.simulated);
+    } else {
+      node::ContainerInstallerOptions cio;
+      cio.node_name = node_name;
+      cio.namespace_ = ns;
+      node::HostCommandOptions hco;
+      hco.prefix = split_words(host_command_prefix);
+      if (!hco.prefix.empty() && hco.prefix.front().front() != '/') {
+        const char* path = std::getenv("PATH");
+        const std::string found = gpupool::common::find_in_path(hco.prefix.front(), path ? path : "/usr/bin:/bin");
+        if (found.empty()) {
+          spdlog::warn("--host-command-prefix: {} not found in $PATH; package and runfile installs will fail",
+                       hco.prefix.front());
+        } else {
+          hco.prefix.front() = found;
+        }
+      }
+      installer = node::make_installer_by_kind(node::make_container_installer(manager.client(), cio),
+                                               node::make_host_command_installer(hco));
+    }
     ao.node_name = node_name;
     ao.inventory_interval = seconds(inventory_s);
     ao.status_heartbeat = seconds(heartbeat_s);
     ao.drain_poll = seconds(drain_poll_s);
-    ao.advertise_resources = selected.simulated != nullptr;  // it plays the device plugin
+    ao.advertise_resources = selected.simulated != nullptr && simulated_device_plugin;  // it plays the device plugin
+    ao.device_plugin_restart_after = std::chrono::seconds(device_plugin_restart_s);
     if (auto* sim = selected.simulated) {
       ao.on_gpu_pods = [sim](const std::vector<node::PodFacts>& facts) {
         std::vector<backend::SimulatedPod> pods_now;

@@ -75,6 +75,15 @@ void record_status(ProcessResult& r, int status) {
 ProcessResult run_process(const std::string& program, const std::vector<std::string>& argv,
                           const std::vector<std::string>& env, std::chrono::milliseconds timeout,
                           std::size_t max_output) {
+  ProcessOptions options;
+  options.timeout = timeout;
+  options.max_output = max_output;
+  return run_process(program, argv, env, options);
+}
+
+ProcessResult run_process(const std::string& program, const std::vector<std::string>& argv,
+                          const std::vector<std::string>& env, const ProcessOptions& options) {
+  const std::size_t max_output = options.max_output;
   ProcessResult result;
   Pipe out, err;
   if (!make_pipe(out) || !make_pipe(err)) {
@@ -115,15 +124,24 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
   out.write.reset();
   err.write.reset();
 
-  const auto deadline = Clock::now() + timeout;
+  const auto deadline = Clock::now() + options.timeout;
+  // poll in short slices while a stop can be requested
+  const auto wait_ms = [&] {
+    const int left = remaining_ms(deadline);
+    return options.stop.stop_possible() && left > 100 ? 100 : left;
+  };
+  const auto give_up = [&] {
+    if (options.stop.stop_requested()) result.cancelled = true;
+    return result.timed_out || result.cancelled;
+  };
   bool out_open = true, err_open = true;
   char buf[8192];
-  while ((out_open || err_open) && !result.timed_out) {
+  while ((out_open || err_open) && !give_up()) {
     pollfd fds[2];
     nfds_t n = 0;
     if (out_open) fds[n++] = {out.read.get(), POLLIN, 0};
     if (err_open) fds[n++] = {err.read.get(), POLLIN, 0};
-    const int ready = ::poll(fds, n, remaining_ms(deadline));
+    const int ready = ::poll(fds, n, wait_ms());
     if (ready < 0) {
       if (errno == EINTR) continue;
       break;  // poll failed: stop reading, still reap the child
@@ -142,6 +160,14 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
         continue;
       }
       std::string& dst = is_out ? result.out : result.err;
+      if (options.keep_tail) {
+        dst.append(buf, static_cast<std::size_t>(got));
+        if (dst.size() > max_output) {
+          dst.erase(0, dst.size() - max_output);
+          if (is_out) result.out_truncated = true;
+        }
+        continue;
+      }
       const std::size_t room = max_output > dst.size() ? max_output - dst.size() : 0;
       const std::size_t take = static_cast<std::size_t>(got) < room ? static_cast<std::size_t>(got) : room;
       dst.append(buf, take);
@@ -152,7 +178,7 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
   // Both pipes are closed (or time is up): reap the child, waiting out the
   // rest of the deadline for one that closed its output but keeps running.
   int status = 0;
-  while (!result.timed_out) {
+  while (!give_up()) {
     const pid_t w = ::waitpid(pid, &status, WNOHANG);
     if (w == pid) {
       record_status(result, status);

@@ -24,13 +24,27 @@ class SimulatedInstaller : public DriverInstaller {
   backend::SimulatedBackend& backend_;
 };
 
-class UnavailableInstaller : public DriverInstaller {
+class ByKindInstaller : public DriverInstaller {
  public:
-  void install(const api::DriverSpec& driver, std::stop_token) override {
-    throw InstallError("InstallerNotAvailable", "installer kind " + std::string(api::to_string(driver.installer.kind)) +
-                                                    " is not supported by this agent yet; install driver " +
-                                                    driver.version + " by hand and use kind preinstalled");
+  ByKindInstaller(std::unique_ptr<DriverInstaller> container, std::unique_ptr<DriverInstaller> host)
+      : container_(std::move(container)), host_(std::move(host)) {}
+  void install(const api::DriverSpec& driver, std::stop_token stop) override {
+    switch (driver.installer.kind) {
+      case api::InstallerKind::container:
+        return container_->install(driver, stop);
+      case api::InstallerKind::package:
+      case api::InstallerKind::runfile:
+        return host_->install(driver, stop);
+      case api::InstallerKind::preinstalled:
+        break;
+    }
+    throw InstallError("InstallerNotAvailable", "installer kind preinstalled installs nothing; install driver " +
+                                                    driver.version + " on the host by hand");
   }
+
+ private:
+  std::unique_ptr<DriverInstaller> container_;
+  std::unique_ptr<DriverInstaller> host_;
 };
 
 }  // namespace
@@ -39,6 +53,9 @@ std::unique_ptr<DriverInstaller> make_simulated_installer(backend::SimulatedBack
   return std::make_unique<SimulatedInstaller>(backend);
 }
 
-std::unique_ptr<DriverInstaller> make_unavailable_installer() { return std::make_unique<UnavailableInstaller>(); }
+std::unique_ptr<DriverInstaller> make_installer_by_kind(std::unique_ptr<DriverInstaller> container,
+                                                        std::unique_ptr<DriverInstaller> host_command) {
+  return std::make_unique<ByKindInstaller>(std::move(container), std::move(host_command));
+}
 
 }  // namespace gpupool::node

@@ -2,9 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include <condition_variable>
-#include <mutex>
-
+#include "gpupool/common/stoppable_sleep.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/micro_time.h"
 
@@ -45,16 +43,13 @@ void LeaseHeartbeat::renew_once() {
 }
 
 void LeaseHeartbeat::run(std::stop_token stop) {
-  std::mutex mu;
-  std::condition_variable_any cv;
   while (!stop.stop_requested()) {
     try {
       renew_once();
     } catch (const std::exception& e) {
       spdlog::warn("lease {}/{}: renewal failed: {}", options_.namespace_, agent_lease_name(options_.node_name), e.what());
     }
-    std::unique_lock lock(mu);
-    cv.wait_for(lock, stop, options_.interval, [] { return false; });
+    common::sleep_for(options_.interval, stop);
   }
 }
 

@@ -70,12 +70,16 @@ Result NodeAgent::reconcile(const runtime::Request& request, std::stop_token sto
   pass.previous = pass.object.status.value_or(api::GPUNodeStatus{});
   pass.status = pass.previous;
   pass.node = nodes_.get(options_.node_name);
+  pass.plugin_stale_since = &plugin_stale_since_;
 
   Result result = Result::requeue_after(options_.inventory_interval);
   if (pass.backend_error.empty()) {
     fill_observed(pass.status, pass.inventory);
     result = pass.carry_out();
-    pass.sync_node();
+    if (auto again = pass.sync_node();
+        again && result.kind() == Result::Kind::RequeueAfter && *again < result.after()) {
+      result = Result::requeue_after(*again);
+    }
   }
   pass.set_conditions();
   pass.write_status();

@@ -10,6 +10,7 @@
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/resource.h"
 #include "gpupool/node/device_plugin_config.h"
+#include "gpupool/node/device_plugin_restart.h"
 #include "gpupool/node/node_labels.h"
 #include "gpupool/node/observed_status.h"
 #include "gpupool/node/node_patches.h"
@@ -345,9 +346,9 @@ Result AgentPass::carry_out() {
   return Result::requeue_after(std::chrono::seconds(1));
 }
 
-void AgentPass::sync_node() {
+std::optional<std::chrono::milliseconds> AgentPass::sync_node() {
   const auto* n = node_json();
-  if (n == nullptr) return;
+  if (n == nullptr) return std::nullopt;
   const auto& spec = object.spec;
   const bool nvidia = std::any_of(inventory.gpus.begin(), inventory.gpus.end(),
                                   [](const auto& g) { return g.vendor == gpu::Vendor::nvidia; });
@@ -367,10 +368,54 @@ void AgentPass::sync_node() {
       spdlog::info("node {}: advertised resources updated: {}", options.node_name, *p);
     }
   }
-  if (nvidia) {
-    set_op(OperationType::sharing, OperationPhase::succeeded, "Applied",
-           "device plugin config " + in.device_plugin_config + " selected (" + std::string(kDevicePluginConfigLabel) + ")");
+  if (!nvidia) return std::nullopt;
+  const std::string selected =
+      "device plugin config " + in.device_plugin_config + " selected (" + std::string(kDevicePluginConfigLabel) + ")";
+  if (!options.advertise_resources) {
+    if (auto again = check_device_plugin(in)) return again;
   }
+  set_op(OperationType::sharing, OperationPhase::succeeded, "Applied", selected);
+  return std::nullopt;
+}
+
+std::optional<std::chrono::milliseconds> AgentPass::check_device_plugin(const LabelInputs& in) {
+  const auto expected = extended_resources(in);
+  auto& stale_since = *plugin_stale_since;
+  const auto stale = capacity_patch(*node_json(), expected, is_agent_owned_resource);
+  if (!stale) {
+    stale_since.reset();
+    return std::nullopt;
+  }
+  const auto t = std::chrono::system_clock::now();
+  if (!stale_since) stale_since = t;
+  std::vector<const rapidjson::Value*> docs;
+  for (const auto& p : pods) docs.push_back(&p->doc);
+  const auto found = device_plugin_pods(docs, options.device_plugin_selectors);
+  const auto decision =
+      decide_device_plugin_restart(found, *stale_since, t, options.device_plugin_restart_after, options.device_plugin_selectors);
+  std::string want;
+  for (const auto& [name, count] : expected) want += (want.empty() ? "" : ", ") + name + "=" + std::to_string(count);
+  if (want.empty()) want = "no GPU resources";
+  const std::string stale_text = "the node does not advertise what its GPUs give (" + want + ")";
+  if (decision.restart.empty()) {
+    set_op(OperationType::sharing, OperationPhase::in_progress, "WaitingForDevicePlugin", stale_text + "; " + decision.waiting);
+  } else {
+    std::vector<std::string> names;
+    for (const auto& p : decision.restart) {
+      try {
+        client.remove(kube::ResourceRef{kube::core::pods(), p.ns, p.name, ""}, kube::delete_options(p.uid));
+        names.push_back(p.ns + "/" + p.name);
+      } catch (const kube::ApiError& e) {
+        if (!e.is_not_found() && !e.is_conflict()) throw;
+      }
+    }
+    spdlog::warn("node {}: {} for {}s; restarted device plugin pod(s) {}", options.node_name, stale_text,
+                 options.device_plugin_restart_after.count(), join(names, ", "));
+    set_op(OperationType::sharing, OperationPhase::in_progress, "DevicePluginRestarted",
+           stale_text + " " + std::to_string(options.device_plugin_restart_after.count()) +
+               "s after the change; restarted device plugin pod(s) " + join(names, ", "));
+  }
+  return std::chrono::milliseconds(1000);
 }
 
 void AgentPass::set_conditions() {

@@ -2,7 +2,9 @@
 // says what a pass does). Holds what the pass read and the status it builds.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -11,6 +13,7 @@
 
 #include "gpupool/api/gpunode.h"
 #include "gpupool/node/node_agent.h"
+#include "gpupool/node/node_labels.h"
 #include "gpupool/node/node_plan.h"
 
 namespace gpupool::node {
@@ -37,10 +40,14 @@ struct AgentPass {
   api::GPUNodeStatus previous;                           // its status as read
   api::GPUNodeStatus status;                             // the status this pass writes
   std::shared_ptr<const kube::Object> node;              // the Node as the store had it
+  // NodeAgent's memory of when the device plugin's advertisement went stale.
+  std::optional<std::chrono::system_clock::time_point>* plugin_stale_since = nullptr;
 
   void create_gpunode();
   runtime::Result carry_out();
-  void sync_node();
+  // Labels, advertised resources, the device plugin; when to look again if
+  // the device plugin still has to catch up.
+  std::optional<std::chrono::milliseconds> sync_node();
   void set_conditions();
   void write_status();
 
@@ -59,6 +66,7 @@ struct AgentPass {
   const rapidjson::Value* node_json() const;
   void patch_node(const std::string& body, bool status_subresource);
   std::vector<api::OperationType> disruptive_types(const NodePlan& plan) const;
+  std::optional<std::chrono::milliseconds> check_device_plugin(const LabelInputs& in);
 
   rapidjson::Document node_doc_;  // the Node after this pass's own patches
   bool node_patched_ = false;

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "gpupool/common/stoppable_sleep.h"
 #include "gpupool/kube/micro_time.h"
 
 namespace gpupool::runtime {
@@ -29,15 +30,6 @@ kube::GroupVersionResource leases() { return {"coordination.k8s.io", "v1", "leas
 milliseconds jittered(milliseconds d, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   return d + milliseconds(static_cast<int64_t>(static_cast<double>(d.count()) * kJitterFactor * unit(rng)));
-}
-
-// Sleeps for `d` unless `token` fires first; false when it fired.
-bool sleep_for(milliseconds d, std::stop_token token) {
-  std::mutex m;
-  std::condition_variable_any cv;
-  std::unique_lock lock(m);
-  cv.wait_for(lock, token, d, [] { return false; });
-  return !token.stop_requested();
 }
 
 int64_t int_at(const rapidjson::Value& obj, const char* key) {
@@ -316,7 +308,7 @@ ElectionOutcome LeaderElector::run(std::stop_token stop) {
     acquired = try_acquire_or_renew();
     report_new_leader();
     if (acquired) break;
-    if (!sleep_for(jittered(config_.retry_period, rng), stop)) break;
+    if (!common::sleep_for(jittered(config_.retry_period, rng), stop)) break;
   }
   if (!acquired) return ElectionOutcome::Stopped;
   if (stop.stop_requested()) {  // acquired just as the stop came: do not start work
@@ -391,7 +383,7 @@ ElectionOutcome LeaderElector::run(std::stop_token stop) {
   {
     std::stop_callback on_stop(stop, [&] { end_leadership(false, "shutdown requested"); });
     const auto leading_token = leading.get_token();
-    while (sleep_for(config_.retry_period, leading_token)) {
+    while (common::sleep_for(config_.retry_period, leading_token)) {
       {
         std::lock_guard lock(round_mu);
         round_deadline = Clock::now() + config_.renew_deadline;
@@ -402,7 +394,7 @@ ElectionOutcome LeaderElector::run(std::stop_token stop) {
       while (!leading_token.stop_requested()) {
         renewed = try_acquire_or_renew();
         report_new_leader();
-        if (renewed || !sleep_for(config_.retry_period, leading_token)) break;
+        if (renewed || !common::sleep_for(config_.retry_period, leading_token)) break;
       }
       if (!renewed) break;
       {

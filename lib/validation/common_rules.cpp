@@ -3,6 +3,7 @@
 #include <regex>
 #include <set>
 
+#include "gpupool/api/installer_parameters.h"
 #include "gpupool/validation/semantic.h"
 
 namespace gpupool::validation {
@@ -105,6 +106,7 @@ void check_installer(const api::DriverInstaller& i, const FieldPath& path, api::
   if (i.kind != api::InstallerKind::container && !i.image.empty()) {
     add(errors, path.field("image"), "Forbidden: image may only be set when kind is container");
   }
+  api::read_installer_parameters(i, path, errors);
 }
 
 void check_monitoring(const api::Monitoring& m, const FieldPath& path, api::FieldErrors& errors) {

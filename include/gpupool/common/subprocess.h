@@ -3,6 +3,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@ struct ProcessResult {
   bool started = false;
   std::string start_error;  // why it could not be started (strerror text)
   bool timed_out = false;   // killed (with its process group) at the deadline
+  bool cancelled = false;   // killed (with its process group) because stop was requested
   bool exited = false;      // exited normally with exit_code
   int exit_code = 0;
   int signal = 0;           // the terminating signal when it did not exit
@@ -20,9 +23,21 @@ struct ProcessResult {
   bool out_truncated = false;
 };
 
+struct ProcessOptions {
+  std::chrono::milliseconds timeout{std::chrono::seconds(30)};
+  std::size_t max_output = 1 << 20;  // per stream
+  // Keep the last max_output bytes of each stream instead of the first (an
+  // installer's last lines say why it failed).
+  bool keep_tail = false;
+  std::stop_token stop;  // once requested, the child's process group is killed (checked every 100 ms)
+};
+
 // Starts `program` (a path: no $PATH search) with `argv` (argv[0] included)
 // and exactly the environment `env` ("NAME=value"). stdin is /dev/null. The
 // child gets its own process group so a timeout can kill what it started.
+ProcessResult run_process(const std::string& program, const std::vector<std::string>& argv,
+                          const std::vector<std::string>& env, const ProcessOptions& options);
+// The same with the first max_output bytes kept and no stop token.
 ProcessResult run_process(const std::string& program, const std::vector<std::string>& argv,
                           const std::vector<std::string>& env, std::chrono::milliseconds timeout,
                           std::size_t max_output);

@@ -64,6 +64,14 @@ struct DeleteOptions {
   bool dry_run = false;
 };
 
+// Delete only the object with this uid (not a successor of the same name).
+inline DeleteOptions delete_options(std::string uid, std::optional<int64_t> grace_period_seconds = std::nullopt) {
+  DeleteOptions o;
+  o.precondition_uid = std::move(uid);
+  o.grace_period_seconds = grace_period_seconds;
+  return o;
+}
+
 // Why a resumable watch returned.
 enum class WatchEnd {
   Stopped,  // the handler returned false or the stop token fired

@@ -26,7 +26,9 @@
 // uncordoned (when the agent cordoned it).
 // Every pass also writes the node labels (GFD names, node_labels.h), the
 // device plugin config label and, when the agent plays the device plugin
-// (simulated backend), the extended resources in Node status; and the
+// (simulated backend), the extended resources in Node status, else restarts
+// the device plugin's pod on this node when it does not re-advertise after a
+// change (device_plugin_restart.h); and the
 // GPUNode status when something changed or lastHeartbeatTime is older than
 // `status_heartbeat`.
 #pragma once
@@ -34,6 +36,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +57,11 @@ struct NodeAgentOptions {
   std::chrono::milliseconds status_heartbeat{std::chrono::minutes(5)};     // longest gap between status writes
   std::chrono::milliseconds drain_poll{std::chrono::seconds(2)};           // re-check a drain in progress
   bool advertise_resources = false;   // write extended resources in Node status (simulated backend)
+  // Otherwise a device plugin does: its pods on this node (device_plugin_restart.h)
+  // are restarted when the capacity stays stale this long after a change.
+  std::vector<std::string> device_plugin_selectors{"app.kubernetes.io/name=nvidia-device-plugin",
+                                                   "app=nvidia-device-plugin-daemonset"};
+  std::chrono::seconds device_plugin_restart_after{60};
   std::string field_manager = "gpupool-agent";
   // Told the GPU pods on the node before each inventory (the simulated
   // backend runs one process per pod).
@@ -82,6 +90,8 @@ class NodeAgent : public runtime::Reconciler {
   runtime::Store<kube::Object>& pods_;
   const gpu::Catalog& catalog_;
   NodeAgentOptions options_;
+  // Since when the Node's capacity has differed from what the GPUs give (real device plugin).
+  std::optional<std::chrono::system_clock::time_point> plugin_stale_since_;
 };
 
 }  // namespace gpupool::node
