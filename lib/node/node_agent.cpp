@@ -70,7 +70,7 @@ Result NodeAgent::reconcile(const runtime::Request& request, std::stop_token sto
   pass.previous = pass.object.status.value_or(api::GPUNodeStatus{});
   pass.status = pass.previous;
   pass.node = nodes_.get(options_.node_name);
-  pass.plugin_stale_since = &plugin_stale_since_;
+  pass.plugin_watch = &plugin_watch_;
 
   Result result = Result::requeue_after(options_.inventory_interval);
   if (pass.backend_error.empty()) {

@@ -380,40 +380,43 @@ std::optional<std::chrono::milliseconds> AgentPass::sync_node() {
 
 std::optional<std::chrono::milliseconds> AgentPass::check_device_plugin(const LabelInputs& in) {
   const auto expected = extended_resources(in);
-  auto& stale_since = *plugin_stale_since;
-  const auto stale = capacity_patch(*node_json(), expected, is_agent_owned_resource);
-  if (!stale) {
-    stale_since.reset();
+  auto& watch = *plugin_watch;
+  if (!capacity_patch(*node_json(), expected, is_agent_owned_resource)) {
+    if (!watch.restarted.empty()) spdlog::info("node {}: the device plugin advertises the GPUs again", options.node_name);
+    watch = {};
     return std::nullopt;
   }
   const auto t = std::chrono::system_clock::now();
-  if (!stale_since) stale_since = t;
+  if (!watch.stale_since) watch.stale_since = t;
   std::vector<const rapidjson::Value*> docs;
   for (const auto& p : pods) docs.push_back(&p->doc);
   const auto found = device_plugin_pods(docs, options.device_plugin_selectors);
-  const auto decision =
-      decide_device_plugin_restart(found, *stale_since, t, options.device_plugin_restart_after, options.device_plugin_selectors);
+  const auto decision = decide_device_plugin_restart(found, *watch.stale_since, t, options.device_plugin_restart_after,
+                                                     options.device_plugin_selectors);
   std::string want;
   for (const auto& [name, count] : expected) want += (want.empty() ? "" : ", ") + name + "=" + std::to_string(count);
   if (want.empty()) want = "no GPU resources";
   const std::string stale_text = "the node does not advertise what its GPUs give (" + want + ")";
-  if (decision.restart.empty()) {
+  std::vector<std::string> names;
+  for (const auto& p : decision.restart) {
+    try {
+      client.remove(kube::ResourceRef{kube::core::pods(), p.ns, p.name, ""}, kube::delete_options(p.uid));
+      names.push_back(p.ns + "/" + p.name);
+    } catch (const kube::ApiError& e) {
+      if (!e.is_not_found() && !e.is_conflict()) throw;
+    }
+  }
+  if (!names.empty()) {
+    watch.restarted = join(names, ", ");
+    spdlog::warn("node {}: {} {}s after the change; restarted device plugin pod(s) {}", options.node_name, stale_text,
+                 options.device_plugin_restart_after.count(), watch.restarted);
+  }
+  if (watch.restarted.empty()) {
     set_op(OperationType::sharing, OperationPhase::in_progress, "WaitingForDevicePlugin", stale_text + "; " + decision.waiting);
   } else {
-    std::vector<std::string> names;
-    for (const auto& p : decision.restart) {
-      try {
-        client.remove(kube::ResourceRef{kube::core::pods(), p.ns, p.name, ""}, kube::delete_options(p.uid));
-        names.push_back(p.ns + "/" + p.name);
-      } catch (const kube::ApiError& e) {
-        if (!e.is_not_found() && !e.is_conflict()) throw;
-      }
-    }
-    spdlog::warn("node {}: {} for {}s; restarted device plugin pod(s) {}", options.node_name, stale_text,
-                 options.device_plugin_restart_after.count(), join(names, ", "));
     set_op(OperationType::sharing, OperationPhase::in_progress, "DevicePluginRestarted",
-           stale_text + " " + std::to_string(options.device_plugin_restart_after.count()) +
-               "s after the change; restarted device plugin pod(s) " + join(names, ", "));
+           stale_text + "; restarted device plugin pod(s) " + watch.restarted +
+               (decision.waiting.empty() ? "" : "; " + decision.waiting));
   }
   return std::chrono::milliseconds(1000);
 }

@@ -40,8 +40,7 @@ struct AgentPass {
   api::GPUNodeStatus previous;                           // its status as read
   api::GPUNodeStatus status;                             // the status this pass writes
   std::shared_ptr<const kube::Object> node;              // the Node as the store had it
-  // NodeAgent's memory of when the device plugin's advertisement went stale.
-  std::optional<std::chrono::system_clock::time_point>* plugin_stale_since = nullptr;
+  DevicePluginWatch* plugin_watch = nullptr;  // NodeAgent's memory of a device plugin catching up
 
   void create_gpunode();
   runtime::Result carry_out();

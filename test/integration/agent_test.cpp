@@ -158,13 +158,14 @@ class AgentTest : public ClusterTest {
     fs::rename(tmp, path);
     return path;
   }
-  testenv::Process& start_agent(const std::string& node) {
+  testenv::Process& start_agent(const std::string& node, const std::vector<std::string>& extra = {}) {
     testenv::SpawnSpec spec;
     spec.path = GPUPOOL_AGENT_BIN;
     spec.args = {"--kubeconfig", cluster().kubeconfig_path(), "--node-name", node, "--backend", "simulated",
                  "--simulated-config", dir_ + "/" + node + ".yaml", "--simulated-state", dir_ + "/" + node + ".state.json",
                  "--metrics-bind-address=0", "--health-probe-bind-address=0", "--inventory-interval=0.5",
                  "--drain-poll-interval=0.3", "--lease-renew-interval=1", "--log-format=json", "--log-level=debug"};
+    spec.args.insert(spec.args.end(), extra.begin(), extra.end());
     spec.log_file = dir_ + "/" + node + ".log";
     agents_.push_back(std::make_unique<testenv::Process>(testenv::Process::spawn(spec)));
     return *agents_.back();
@@ -489,6 +490,92 @@ TEST_F(AgentTest, UnsatisfiableLayoutFailsAndChangesNothing) {
   }, "Unsatisfiable naming the GPU");
   EXPECT_EQ(str(gpunode(n)["status"]["gpus"][0], {"partition", "migMode"}), "Disabled");
   EXPECT_FALSE(unschedulable(node(n)));
+}
+
+TEST_F(AgentTest, TimeSlicingChangesWithoutDrainingTheGpuPods) {
+  const std::string n = make_node(7);
+  world(n, "gpus: [{model: a100-sxm4-80gb, count: 1}]\n");
+  start_agent(n);
+  wait_node(n, 60s, [](const rapidjson::Value& x) { return capacity(x, "nvidia.com/gpu") == "1"; }, "the GPU advertised");
+  DeletionRecorder recorder(*client_, ns());
+  replica_set("gpu-job", n, R"({"nvidia.com/gpu":"1"})");
+  wait_for(90s, [&] { return running_pods("gpu-job").size() == 1; }, "the GPU pod running");
+
+  // disruptionAllowed stays false: sharing takes nothing from a running pod.
+  patch_spec(n, R"({"sharing":{"mode":"timeSlicing","timeSlicing":{"replicas":4}}})");
+  wait_node(n, 60s, [](const rapidjson::Value& x) {
+    return capacity(x, "nvidia.com/gpu") == "4" && label(x, "nvidia.com/gpu.replicas") == "4" &&
+           label(x, "nvidia.com/gpu.sharing-strategy") == "time-slicing" &&
+           label(x, "nvidia.com/device-plugin.config") == "gpupool-mixed-ts4";
+  }, "4 time-sliced replicas advertised and the device plugin config selected");
+  auto nd = node(n);
+  EXPECT_EQ(label(nd, "nvidia.com/gpu.product"), "NVIDIA-A100-SXM4-80GB-SHARED");
+  EXPECT_FALSE(unschedulable(nd));
+  EXPECT_FALSE(has_annotation(nd, "gpupool.io/pre-drain-unschedulable"));
+  wait_gpunode(n, 30s, [](const rapidjson::Value& g) { return operation(g, "Sharing").phase == "Succeeded"; },
+               "the sharing operation done");
+  auto g = gpunode(n);
+  EXPECT_NE(operation(g, "Partition").reason, "WaitingForDisruption");
+  EXPECT_TRUE(operation(g, "Drain").phase.empty()) << "a drain was started: " << operation(g, "Drain").message;
+  EXPECT_TRUE(recorder.deleted().empty()) << "a pod was evicted for a sharing change";
+  // The new replicas are usable: three more pods fit on the one GPU.
+  replica_set("shared-job", n, R"({"nvidia.com/gpu":"1"})");
+  client_->patch(kube::ResourceRef{{"apps", "v1", "replicasets"}, ns(), "shared-job", ""}, kube::PatchType::MergePatch,
+                 R"({"spec":{"replicas":3}})");
+  wait_for(90s, [&] { return running_pods("shared-job").size() == 3; }, "3 more pods on the time-sliced GPU");
+  EXPECT_EQ(running_pods("gpu-job").size(), 1u);
+}
+
+TEST_F(AgentTest, SingleStrategyAdvertisesMigDevicesAsGpus) {
+  const std::string n = make_node(8);
+  world(n, "gpus: [{model: a100-sxm4-80gb, count: 1}]\n");
+  start_agent(n);
+  wait_node(n, 60s, [](const rapidjson::Value& x) { return capacity(x, "nvidia.com/gpu") == "1"; }, "the GPU advertised");
+  std::string seven;
+  for (int i = 0; i < 7; ++i) seven += std::string(i ? "," : "") + R"({"profile":"1g.10gb"})";
+  patch_spec(n, R"({"disruptionAllowed":true,"partitioning":{"strategy":"single","mig":[{"index":0,"enabled":true,"instances":[)" +
+                    seven + "]}]}}");
+  wait_node(n, 90s, [](const rapidjson::Value& x) {
+    return capacity(x, "nvidia.com/gpu") == "7" && label(x, "nvidia.com/mig.strategy") == "single" && !unschedulable(x);
+  }, "7 MIG devices advertised as nvidia.com/gpu, the node uncordoned");
+  auto nd = node(n);
+  EXPECT_EQ(label(nd, "nvidia.com/gpu.product"), "NVIDIA-A100-SXM4-80GB-MIG-1g.10gb");
+  EXPECT_EQ(label(nd, "nvidia.com/gpu.count"), "7");
+  EXPECT_EQ(label(nd, "nvidia.com/device-plugin.config"), "gpupool-single-exclusive");
+  EXPECT_TRUE(capacity(nd, "nvidia.com/mig-1g.10gb").empty()) << "single strategy must not advertise mig-* resources";
+  EXPECT_EQ(operation(gpunode(n), "Partition").phase, "Succeeded");
+  replica_set("mig-as-gpu", n, R"({"nvidia.com/gpu":"1"})");
+  wait_for(90s, [&] { return running_pods("mig-as-gpu").size() == 1; }, "a pod on a MIG device through nvidia.com/gpu");
+}
+
+TEST_F(AgentTest, RestartsOnlyItsOwnNodesDevicePluginWhenItDoesNotReadvertise) {
+  const std::string n = make_node(9);
+  const std::string other = make_node(10);
+  world(n, "gpus: [{model: a100-sxm4-80gb, count: 1}]\n");
+  DeletionRecorder recorder(*client_, ns());
+  auto plugin_pod = [&](const std::string& name, const std::string& on) {
+    client_->create({kube::core::pods(), ns(), "", ""},
+                    R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+                        R"(","labels":{"app.kubernetes.io/name":"nvidia-device-plugin"}},"spec":{"nodeName":")" + on +
+                        R"(","tolerations":[{"operator":"Exists"}],"containers":[{"name":"plugin","image":"nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}]}})");
+  };
+  plugin_pod("plugin-here", n);
+  plugin_pod("plugin-there", other);
+  // A real device plugin advertises here, so the agent only checks it.
+  start_agent(n, {"--simulated-device-plugin=false", "--device-plugin-restart-after=1"});
+  wait_gpunode(n, 60s, [](const rapidjson::Value& g) { return operation(g, "Sharing").reason == "DevicePluginRestarted"; },
+               "the stale device plugin restarted");
+  EXPECT_NE(operation(gpunode(n), "Sharing").message.find("plugin-here"), std::string::npos);
+  wait_for(30s, [&] { return recorder.deleted().count("plugin-here") == 1; }, "plugin-here deleted");
+  EXPECT_EQ(recorder.deleted().count("plugin-there"), 0u) << "a device plugin pod on another node was touched";
+  EXPECT_TRUE(capacity(node(n), "nvidia.com/gpu").empty()) << "the agent advertised although a device plugin does";
+
+  // The plugin (played by the test) catches up: the operation is done.
+  client_->patch(kNodes.with_name(n).with_subresource("status"), kube::PatchType::MergePatch,
+                 R"({"status":{"capacity":{"nvidia.com/gpu":"1"},"allocatable":{"nvidia.com/gpu":"1"}}})");
+  wait_gpunode(n, 60s, [](const rapidjson::Value& g) { return operation(g, "Sharing").phase == "Succeeded"; },
+               "the sharing operation done once the plugin advertises");
+  EXPECT_EQ(recorder.deleted().count("plugin-there"), 0u);
 }
 
 }  // namespace

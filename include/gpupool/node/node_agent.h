@@ -51,6 +51,13 @@
 
 namespace gpupool::node {
 
+// What the agent remembers about a real device plugin that has not caught up
+// (lost on restart: then it waits restart_after once more).
+struct DevicePluginWatch {
+  std::optional<std::chrono::system_clock::time_point> stale_since;  // capacity differs from the GPUs since
+  std::string restarted;                                             // pods restarted while stale ("ns/name, ...")
+};
+
 struct NodeAgentOptions {
   std::string node_name;
   std::chrono::milliseconds inventory_interval{std::chrono::seconds(30)};  // re-read the GPUs this often
@@ -90,8 +97,7 @@ class NodeAgent : public runtime::Reconciler {
   runtime::Store<kube::Object>& pods_;
   const gpu::Catalog& catalog_;
   NodeAgentOptions options_;
-  // Since when the Node's capacity has differed from what the GPUs give (real device plugin).
-  std::optional<std::chrono::system_clock::time_point> plugin_stale_since_;
+  DevicePluginWatch plugin_watch_;
 };
 
 }  // namespace gpupool::node
