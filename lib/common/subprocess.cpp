@@ -85,17 +85,35 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
                           const std::vector<std::string>& env, const ProcessOptions& options) {
   const std::size_t max_output = options.max_output;
   ProcessResult result;
-  Pipe out, err;
+  Pipe out, err, in;
   if (!make_pipe(out) || !make_pipe(err)) {
     result.start_error = std::strerror(errno);
     return result;
+  }
+  if (!options.stdin_text.empty()) {
+    // Written whole before the child exists: no SIGPIPE, no blocking (a pipe holds at least 4096 bytes).
+    if (options.stdin_text.size() > 4096) {
+      result.start_error = "stdin text longer than 4096 bytes";
+      return result;
+    }
+    if (!make_pipe(in) ||
+        ::write(in.write.get(), options.stdin_text.data(), options.stdin_text.size()) !=
+            static_cast<ssize_t>(options.stdin_text.size())) {
+      result.start_error = std::strerror(errno);
+      return result;
+    }
+    in.write.reset();
   }
 
   // posix_spawn rather than fork: safe in a multithreaded process, and it
   // reports exec failures (ENOENT, EACCES) as its return value.
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  if (options.stdin_text.empty()) {
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  } else {
+    posix_spawn_file_actions_adddup2(&actions, in.read.get(), 0);
+  }
   posix_spawn_file_actions_adddup2(&actions, out.write.get(), 1);
   posix_spawn_file_actions_adddup2(&actions, err.write.get(), 2);
 
@@ -121,6 +139,7 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
     return result;
   }
   result.started = true;
+  in.read.reset();
   out.write.reset();
   err.write.reset();
 

@@ -30,10 +30,15 @@ struct ProcessOptions {
   // installer's last lines say why it failed).
   bool keep_tail = false;
   std::stop_token stop;  // once requested, the child's process group is killed (checked every 100 ms)
+  // The child's stdin, then end of file (a tool's confirmation prompt: "Y\n").
+  // At most 4096 bytes (it is written into the pipe before the child starts);
+  // empty: /dev/null.
+  std::string stdin_text;
 };
 
 // Starts `program` (a path: no $PATH search) with `argv` (argv[0] included)
-// and exactly the environment `env` ("NAME=value"). stdin is /dev/null. The
+// and exactly the environment `env` ("NAME=value"). stdin is /dev/null, or
+// options.stdin_text. The
 // child gets its own process group so a timeout can kill what it started.
 ProcessResult run_process(const std::string& program, const std::vector<std::string>& argv,
                           const std::vector<std::string>& env, const ProcessOptions& options);

@@ -33,7 +33,9 @@ class AmdSmiBackend final : public AmdBackendBase {
     ops.read = [&] { return read_modes(gpu_index); };
     ops.set_compute = [&](const std::string& mode) { set({"set", "-g", gpu, "--compute-partition", mode}, tool_.timeout()); };
     ops.set_memory = [&](const std::string& mode) {
-      set({"set", "-g", gpu, "--memory-partition", mode}, std::max(tool_.timeout(), kMemorySetTimeout));
+      // The change reloads the driver; amd-smi asks first. The agent only gets
+      // here with the node drained, which is what the question is about.
+      set({"set", "-g", gpu, "--memory-partition", mode}, std::max(tool_.timeout(), kMemorySetTimeout), "Y\n");
     };
     change_partition(gpu_index, compute, memory, ops);
   }
@@ -52,8 +54,8 @@ class AmdSmiBackend final : public AmdBackendBase {
   }
 
   // Runs a set command; amd-smi may report a library failure in its output with exit status 0.
-  void set(const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
-    const std::string out = tool_.run(args, timeout);
+  void set(const std::vector<std::string>& args, std::chrono::milliseconds timeout, const std::string& answer = "") {
+    const std::string out = tool_.run(args, timeout, answer);
     if (const std::string status = amdsmi_status_in(out); !status.empty()) {
       std::string text = out;
       if (text.size() > 2000) text = text.substr(0, 2000) + "...";

@@ -40,12 +40,16 @@ std::string Tool::command_line(const std::vector<std::string>& args) const {
   return line;
 }
 
-std::string Tool::run(const std::vector<std::string>& args, std::chrono::milliseconds timeout) const {
+std::string Tool::run(const std::vector<std::string>& args, std::chrono::milliseconds timeout,
+                      const std::string& stdin_text) const {
   std::vector<std::string> argv{path_};
   argv.insert(argv.end(), args.begin(), args.end());
   const std::string shown = "`" + command_line(args) + "`";
-  const common::ProcessResult r =
-      common::run_process(path_, argv, tool_environment(), timeout, amdsmi::kMaxInputBytes);
+  common::ProcessOptions options;
+  options.timeout = timeout;
+  options.max_output = amdsmi::kMaxInputBytes;
+  options.stdin_text = stdin_text;
+  const common::ProcessResult r = common::run_process(path_, argv, tool_environment(), options);
   if (!r.started) throw BackendError("not-found", shown + ": cannot start " + path_ + ": " + r.start_error);
   if (r.timed_out) {
     throw BackendError("timeout", shown + " did not finish within " + std::to_string(timeout.count()) + " ms");
@@ -58,7 +62,9 @@ std::string Tool::run(const std::vector<std::string>& args, std::chrono::millise
     std::string detail = trimmed(r.err);
     if (detail.empty()) detail = trimmed(r.out);  // amd-smi prints some failures on stdout
     if (r.out.find("Do you accept these terms") != std::string::npos) {
-      detail = "it asked for confirmation on stdin, which this backend cannot give (stdin is /dev/null); " + detail;
+      detail = stdin_text.empty()
+                   ? "it asked for confirmation on stdin, which was not given; " + detail
+                   : "it asked for confirmation and did not take the answer given on stdin; " + detail;
     }
     throw BackendError("exit " + std::to_string(r.exit_code),
                        shown + " exited with status " + std::to_string(r.exit_code) + ": " + detail);

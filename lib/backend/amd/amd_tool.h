@@ -19,7 +19,10 @@ class Tool {
   // cannot start, times out, dies of a signal or exits non-zero ("exit N",
   // message: "`amd-smi set -g 0 --compute-partition CPX` exited with status 1: <stderr>").
   std::string run(const std::vector<std::string>& args) const { return run(args, timeout_); }
-  std::string run(const std::vector<std::string>& args, std::chrono::milliseconds timeout) const;
+  // `stdin_text`: the answer to a prompt (amd-smi asks "Do you accept these
+  // terms? [Y/N]" before a memory partition change reloads the driver).
+  std::string run(const std::vector<std::string>& args, std::chrono::milliseconds timeout,
+                  const std::string& stdin_text = "") const;
 
   // "amd-smi set -g 0 --compute-partition CPX"
   std::string command_line(const std::vector<std::string>& args) const;

@@ -85,5 +85,22 @@ TEST(RunProcess, OutputLimitKeepsTheHeadOrTheTail) {
   EXPECT_EQ(r.err, "XYZ");
 }
 
+TEST(RunProcess, StdinTextIsGivenThenEndOfFile) {
+  ProcessOptions o;
+  o.stdin_text = "Y\nsecond line\n";
+  auto r = sh("read answer; echo \"got $answer\"; cat; echo eof", o);
+  EXPECT_EQ(r.out, "got Y\nsecond line\neof\n");
+  // A child that never reads its stdin is not a problem either.
+  r = sh("exit 0", o);
+  EXPECT_TRUE(r.exited);
+  o.stdin_text = std::string(5000, 'x');
+  r = sh("cat", o);
+  EXPECT_FALSE(r.started);
+  EXPECT_NE(r.start_error.find("4096"), std::string::npos);
+  // Without stdin text the child reads /dev/null: end of file at once.
+  r = sh("cat; echo done");
+  EXPECT_EQ(r.out, "done\n");
+}
+
 }  // namespace
 }  // namespace gpupool::common

@@ -138,16 +138,27 @@ TEST(AmdSmiBackend, StatusPrintedWithExitZeroIsTheErrorCode) {
   EXPECT_THAT(e.what(), HasSubstr("`amd-smi set -g 0 --compute-partition SPX` failed: GPU: 0"));
 }
 
-TEST(AmdSmiBackend, ConfirmationPromptIsExplained) {
+TEST(AmdSmiBackend, ConfirmationPromptIsAnsweredForMemoryPartitionChanges) {
+  FakeTool fake;  // asks "Do you accept these terms? [Y/N]" and fails unless it reads Y
+  fake.on(kReadGpu0, {fixture("amd-smi-static-partition_gpu0_cpx-nps1.json"), "", 0, false,
+                      fixture("amd-smi-static-partition_gpu0_cpx-nps4.json")});
+  Reply set("MEMORY_PARTITION: Successfully set memory partition to NPS4\n", "", 0, true);
+  set.confirm = true;
+  fake.on("set -g 0 --memory-partition NPS4", set);
+  auto backend = amd_smi(fake);
+  EXPECT_NO_THROW(backend->set_amd_partition(0, "CPX", "NPS4"));
+  EXPECT_THAT(fake.calls(), ElementsAre(kReadGpu0, "set -g 0 --memory-partition NPS4", kReadGpu0));
+}
+
+TEST(AmdSmiBackend, ARefusedConfirmationIsExplained) {
   FakeTool fake;
   fake.on(kReadGpu0, {fixture("amd-smi-static-partition_gpu0_cpx-nps1.json")});
   fake.on("set -g 0 --memory-partition NPS4",
-          {"******WARNING******\nDo you accept these terms? [Y/N] ", "EOFError: EOF when reading a line\n", 1});
+          {"******WARNING******\nDo you accept these terms? [Y/N] ", "Confirmation not given. Exiting without setting\n", 1});
   auto backend = amd_smi(fake);
   const BackendError e = error_of([&] { backend->set_amd_partition(0, "", "NPS4"); });
   EXPECT_EQ(e.code(), "exit 1");
-  EXPECT_THAT(e.what(), HasSubstr("asked for confirmation on stdin"));
-  EXPECT_THAT(e.what(), HasSubstr("EOFError"));
+  EXPECT_THAT(e.what(), HasSubstr("did not take the answer given on stdin"));
 }
 
 TEST(AmdSmiBackend, UnknownModesAreRefusedBeforeAnyCommand) {

@@ -31,6 +31,9 @@ struct Reply {
   int exit = 0;
   bool marks_memory_set = false;   // later replies switch to their `after_memory_set`
   std::string after_memory_set;    // stdout once a memory-partition set ran ("" = same as out)
+  // Asks "Do you accept these terms? [Y/N]" first and, unless it reads "Y",
+  // fails as amd-smi does at end of input.
+  bool confirm = false;
 };
 
 class FakeTool {
@@ -64,6 +67,11 @@ class FakeTool {
         write(base + ".after", reply.after_memory_set);
         s << "    if [ -e '" << (dir_ / "memory-set").string() << "' ]; then cat '" << base << ".after'; exit "
           << reply.exit << "; fi\n";
+      }
+      if (reply.confirm) {
+        s << "    printf 'Do you accept these terms? [Y/N] '; read answer || { echo 'EOFError: EOF when reading a "
+             "line' >&2; exit 1; }; [ \"$answer\" = Y ] || { echo 'Confirmation not given. Exiting without "
+             "setting' >&2; exit 1; }\n";
       }
       s << "    cat '" << base << ".out'; cat '" << base << ".err' >&2\n";
       if (reply.marks_memory_set) s << "    : > '" << (dir_ / "memory-set").string() << "'\n";
