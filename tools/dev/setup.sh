@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev pkg-config git openssl ca-certificates curl
   libcurl4-openssl-dev libssl-dev rapidjson-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
-  libgtest-dev libgmock-dev libcli11-dev libcpp-httplib-dev libtinyxml2-dev ccache
+  libgtest-dev libgmock-dev libcli11-dev libcpp-httplib-dev libtinyxml2-dev libhowardhinnant-date-dev tzdata ccache
   prometheus python3-kubernetes python3-yaml
 )
 

@@ -1,0 +1,53 @@
+// Which pool each node belongs to. A node is a member of the
+// highest-priority pool whose nodeSelector matches it. When two or more
+// pools share that highest priority, the node is in conflict: it is a member
+// of none of them until the tie is resolved, and each of those pools reports
+// the node and the other pools. Pools being deleted select nothing. Pure;
+// deterministic whatever the input order.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpupool/api/meta.h"
+
+namespace gpupool::pool {
+
+struct PoolSelector {
+  std::string name;
+  std::int32_t priority = 0;
+  api::LabelSelector node_selector;
+  bool deleting = false;
+};
+
+struct NodeLabels {
+  std::string name;
+  std::map<std::string, std::string> labels;
+};
+
+struct Conflict {
+  std::string node;
+  std::vector<std::string> pools;  // sorted; all at the same, highest, priority
+};
+
+struct Membership {
+  std::map<std::string, std::string> pool_of;      // node -> pool, members only
+  std::map<std::string, Conflict> conflicts;       // node -> the tie
+  // pool -> its member nodes, sorted (every pool given appears, maybe empty)
+  std::map<std::string, std::vector<std::string>> members;
+  // pool -> the conflicts it is part of, by node
+  std::map<std::string, std::vector<Conflict>> pool_conflicts;
+};
+
+Membership resolve_membership(const std::vector<PoolSelector>& pools, const std::vector<NodeLabels>& nodes);
+
+// The label that carries a node's pool, and the one that marks a conflict
+// (its value: the tied pools joined with "_", which pool names cannot hold,
+// cut to 63 characters).
+inline constexpr const char* kPoolLabel = "gpupool.io/pool";
+inline constexpr const char* kConflictLabel = "gpupool.io/pool-conflict";
+std::string conflict_label_value(const Conflict& c);
+
+}  // namespace gpupool::pool

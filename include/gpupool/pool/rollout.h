@@ -1,0 +1,78 @@
+// Rolling changes across a pool: which member nodes may be disrupted now.
+// Pure and deterministic; the pool reconciler reads GPUNodes, Nodes and
+// Leases into RolloutNodes, calls decide_rollout, and writes
+// spec.disruptionAllowed as decided (withdrawals before grants).
+//
+// Rules:
+// - A node is unavailable while it is not Ready, its agent is not
+//   heartbeating, it is cordoned (by anyone: an administrator, or our agent
+//   draining it or keeping a failed node cordoned), or it holds permission
+//   and has not finished. At most `max_unavailable` members are unavailable
+//   because of us: a grant is made only while the count of unavailable
+//   members is below it (a node that is unavailable already can be granted
+//   without adding to the count, so an administrator's cordon or a dead node
+//   never stalls a rollout forever, nor lets it exceed the limit).
+// - Candidates: members whose GPUs differ from the spec (not up to date), not
+//   failed, agent alive, in (order_key, name) order. Up-to-date nodes are
+//   never granted. A node that finished has its permission withdrawn in the
+//   same decision, and counts as available once it is uncordoned.
+// - A failed node keeps its permission (its agent does not retry a failed
+//   spec generation) and counts against `failure_budget`: with more than
+//   `failure_budget` failed members nothing new is granted (Degraded) until
+//   the spec changes or a failure is cleared (`retry_requested`: the node's
+//   permission is withdrawn and it queues again as pending).
+// - `paused` and a closed maintenance window stop new grants only: nodes in
+//   progress keep their permission and finish.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpupool/api/common_types.h"
+
+namespace gpupool::pool {
+
+struct RolloutNode {
+  std::string name;
+  std::string order_key;        // the rollout order's label value ("" sorts first); "" when ordering by name
+  bool up_to_date = false;      // the agent reports the GPUs match this spec generation (driver and partitions)
+  bool failed = false;          // the agent reports a failed operation for this spec generation
+  bool retry_requested = false; // an administrator cleared the failure (annotation)
+  bool granted = false;         // spec.disruptionAllowed is true now
+  bool ready = true;            // the Node exists and is Ready
+  bool cordoned = false;        // the Node is unschedulable
+  bool agent_alive = true;      // the agent's Lease is renewed within its duration
+};
+
+struct RolloutSettings {
+  std::int32_t max_unavailable = 1;  // resolved (resolve_max_unavailable)
+  std::int32_t failure_budget = 1;
+  bool paused = false;
+  bool window_open = true;
+  std::string window_message;        // why the window is closed ("next window opens ...")
+};
+
+struct RolloutDecision {
+  std::vector<std::string> grant;        // set disruptionAllowed true
+  std::vector<std::string> withdraw;     // set disruptionAllowed false
+  std::vector<std::string> unavailable;  // after this decision, sorted
+  std::vector<std::string> in_progress;  // granted and not finished, after this decision
+  std::vector<std::string> failed;       // failed and not cleared
+  std::vector<std::string> pending;      // need the change, not granted yet
+  std::vector<std::string> no_agent;     // need the change, but their agent is not heartbeating
+  std::int32_t updated = 0;              // up to date
+  bool budget_exhausted = false;         // more failed than failure_budget
+  // Why nodes are pending and none is granted now ("" when nothing waits):
+  // "paused (spec.paused)", "2 of 2 nodes unavailable (maxUnavailable 2): a, b", ...
+  std::string waiting;
+};
+
+RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSettings& settings);
+
+// maxUnavailable as a node count for `members` nodes: an integer as given; a
+// percentage of the members rounded down; never below 1 (so that a rollout
+// can always progress).
+std::int32_t resolve_max_unavailable(const api::IntOrString& value, std::int32_t members);
+
+}  // namespace gpupool::pool

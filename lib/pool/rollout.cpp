@@ -1,0 +1,107 @@
+#include "gpupool/pool/rollout.h"
+
+#include <algorithm>
+#include <set>
+
+namespace gpupool::pool {
+namespace {
+
+std::string list(const std::vector<std::string>& names, std::size_t at_most = 10) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < at_most; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > at_most) out += ", and " + std::to_string(names.size() - at_most) + " more";
+  return out;
+}
+
+}  // namespace
+
+std::int32_t resolve_max_unavailable(const api::IntOrString& value, std::int32_t members) {
+  std::int64_t n = 1;
+  if (const auto* i = std::get_if<std::int32_t>(&value.value)) {
+    n = *i;
+  } else {
+    const auto& s = std::get<std::string>(value.value);
+    std::int64_t percent = 0;
+    for (char c : s) {
+      if (c < '0' || c > '9') break;
+      percent = percent * 10 + (c - '0');
+      if (percent > 100) break;
+    }
+    n = std::min<std::int64_t>(percent, 100) * members / 100;
+  }
+  return static_cast<std::int32_t>(std::max<std::int64_t>(n, 1));
+}
+
+RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSettings& settings) {
+  std::sort(nodes.begin(), nodes.end(), [](const RolloutNode& a, const RolloutNode& b) {
+    return a.order_key != b.order_key ? a.order_key < b.order_key : a.name < b.name;
+  });
+  RolloutDecision d;
+  std::set<std::string> unavailable;
+  std::vector<const RolloutNode*> candidates;
+  for (auto& n : nodes) {
+    if (n.failed && n.retry_requested) {
+      // Cleared: back in the queue as pending, without permission.
+      if (n.granted) d.withdraw.push_back(n.name);
+      n.granted = false;
+      n.failed = false;
+    }
+    if (n.granted && n.up_to_date) {
+      d.withdraw.push_back(n.name);
+      n.granted = false;
+    }
+    const bool in_progress = n.granted && !n.up_to_date && !n.failed;
+    if (!n.ready || !n.agent_alive || n.cordoned || in_progress) unavailable.insert(n.name);
+    if (in_progress) d.in_progress.push_back(n.name);
+    if (n.up_to_date) {
+      ++d.updated;
+    } else if (n.failed) {
+      d.failed.push_back(n.name);
+    } else if (!n.granted) {
+      if (n.agent_alive) {
+        candidates.push_back(&n);
+      } else {
+        d.no_agent.push_back(n.name);
+      }
+    }
+  }
+  d.budget_exhausted = static_cast<std::int32_t>(d.failed.size()) > settings.failure_budget;
+
+  std::vector<std::string> waiting_nodes;
+  for (const auto* c : candidates) waiting_nodes.push_back(c->name);
+  if (!candidates.empty()) {
+    if (settings.paused) {
+      d.waiting = "paused (spec.paused)";
+    } else if (d.budget_exhausted) {
+      d.waiting = std::to_string(d.failed.size()) + " nodes failed, more than the failure budget of " +
+                  std::to_string(settings.failure_budget) + ": " + list(d.failed);
+    } else if (!settings.window_open) {
+      d.waiting = settings.window_message.empty() ? "outside the maintenance windows" : settings.window_message;
+    } else {
+      const auto limit = static_cast<std::size_t>(std::max(settings.max_unavailable, 1));
+      std::vector<std::string> left;
+      for (const auto* c : candidates) {
+        const bool already = unavailable.count(c->name) > 0;
+        if (already || unavailable.size() < limit) {
+          d.grant.push_back(c->name);
+          d.in_progress.push_back(c->name);
+          unavailable.insert(c->name);
+        } else {
+          left.push_back(c->name);
+        }
+      }
+      if (!left.empty()) {
+        std::vector<std::string> now(unavailable.begin(), unavailable.end());
+        d.waiting = std::to_string(unavailable.size()) + " of " + std::to_string(nodes.size()) +
+                    " nodes unavailable (maxUnavailable " + std::to_string(settings.max_unavailable) + "): " + list(now);
+      }
+      waiting_nodes = left;
+    }
+  }
+  d.pending = waiting_nodes;
+  d.unavailable.assign(unavailable.begin(), unavailable.end());
+  std::sort(d.in_progress.begin(), d.in_progress.end());
+  return d;
+}
+
+}  // namespace gpupool::pool
