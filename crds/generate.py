@@ -231,14 +231,29 @@ def upgrade_strategy(desc):
                      "maxUnavailable must be an integer >= 1 or a percentage from \"1%\" to \"100%\""),
             ],
         },
-        "failureBudget": integer("Number of failed node upgrades that pauses the rollout; 0 pauses "
-                                 "on the first failure. Default 1.", default=1, minimum=0),
+        "failureBudget": integer("How many failed nodes the rollout tolerates: with more than this "
+                                 "many failed, no new node starts (Degraded) until the spec changes "
+                                 "or a failure is cleared; 0 stops at the first failure. Default 1.",
+                                 default=1, minimum=0),
         "drain": DRAIN_OPTIONS,
         "cordonOnFailure": boolean("Leave a node whose update failed cordoned, so nothing new lands on "
                                    "it until someone looks (true), or uncordon it so its GPUs serve "
                                    "again as they were (false). Default true.", default=True),
         "maintenanceWindows": array("Windows in which upgrades may start; empty means at any time.",
                                     MAINTENANCE_WINDOW, maxItems=16),
+        "order": obj("The order nodes are updated in.", {
+            "by": string("Name: by node name (default). Label: by the value of the node label "
+                         "`label`, then by name, nodes without the label last (e.g. "
+                         "topology.kubernetes.io/zone to go zone by zone, or a label you set to "
+                         "pick canaries).", default="Name", enum=["Name", "Label"]),
+            "label": string("The node label to order by; required when by is Label, not allowed "
+                            "otherwise.", maxLength=317, pattern=LABEL_KEY_PATTERN),
+        }, rules=[
+            rule("!has(self.by) || self.by != 'Label' || has(self.label)",
+                 "label is required when by is Label", ".label"),
+            rule("(has(self.by) && self.by == 'Label') || !has(self.label)",
+                 "label may only be set when by is Label", ".label"),
+        ], default={}),
     })
 
 

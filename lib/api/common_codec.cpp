@@ -19,6 +19,12 @@ void fields(V& v, T& d) {
   v.optional("force", d.force);
 }
 
+template <class V, Like<RolloutOrder> T>
+void fields(V& v, T& o) {
+  v.always("by", o.by);
+  v.optional("label", o.label);
+}
+
 template <class V, Like<UpgradeStrategy> T>
 void fields(V& v, T& u) {
   v.always("maxUnavailable", u.max_unavailable);
@@ -26,6 +32,7 @@ void fields(V& v, T& u) {
   v.always("drain", u.drain);
   v.always("cordonOnFailure", u.cordon_on_failure);
   v.optional("maintenanceWindows", u.maintenance_windows);
+  v.always("order", u.order);
 }
 
 template <class V, Like<TimeSlicing> T>
@@ -89,6 +96,7 @@ void fields(V& v, T& a) {
 
 GPUPOOL_API_STRUCT_CODEC(MaintenanceWindow)
 GPUPOOL_API_STRUCT_CODEC(DrainOptions)
+GPUPOOL_API_STRUCT_CODEC(RolloutOrder)
 GPUPOOL_API_STRUCT_CODEC(UpgradeStrategy)
 GPUPOOL_API_STRUCT_CODEC(TimeSlicing)
 GPUPOOL_API_STRUCT_CODEC(MPS)

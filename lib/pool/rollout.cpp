@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 namespace gpupool::pool {
 namespace {
@@ -34,7 +35,7 @@ std::int32_t resolve_max_unavailable(const api::IntOrString& value, std::int32_t
 
 RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSettings& settings) {
   std::sort(nodes.begin(), nodes.end(), [](const RolloutNode& a, const RolloutNode& b) {
-    return a.order_key != b.order_key ? a.order_key < b.order_key : a.name < b.name;
+    return std::tie(a.lacks_order_label, a.order_key, a.name) < std::tie(b.lacks_order_label, b.order_key, b.name);
   });
   RolloutDecision d;
   std::set<std::string> unavailable;

@@ -70,6 +70,13 @@ void check_upgrade_strategy(const api::UpgradeStrategy& u, const FieldPath& path
     }
   }
   check_drain(u.drain, path.field("drain"), errors);
+  // The CRD's CEL rules on order, for the offline validator.
+  if (u.order.by == api::RolloutOrderBy::label && u.order.label.empty()) {
+    add(errors, path.field("order").field("label"), "Required value: label is required when by is Label");
+  }
+  if (u.order.by != api::RolloutOrderBy::label && !u.order.label.empty()) {
+    add(errors, path.field("order").field("label"), "Forbidden: label may only be set when by is Label");
+  }
   for (std::size_t i = 0; i < u.maintenance_windows.size(); ++i) {
     const auto& w = u.maintenance_windows[i];
     FieldPath wp = path.field("maintenanceWindows").index(i);

@@ -52,6 +52,20 @@ struct DrainOptions {
   bool operator==(const DrainOptions&) const = default;
 };
 
+// The order a rollout takes the nodes in: by name, or by the value of a node
+// label (then by name; nodes without the label last), e.g.
+// topology.kubernetes.io/zone to go zone by zone, or a label an administrator
+// sets to pick canaries ("0-canary" sorts first).
+enum class RolloutOrderBy { name, label };
+GPUPOOL_API_ENUM_NAMES(RolloutOrderBy, {RolloutOrderBy::name, "Name"}, {RolloutOrderBy::label, "Label"})
+
+struct RolloutOrder {
+  RolloutOrderBy by = RolloutOrderBy::name;
+  std::string label;  // required iff by == label (CEL), label-key syntax
+
+  bool operator==(const RolloutOrder&) const = default;
+};
+
 // GPUPool.spec.driver.upgradeStrategy and GPUPolicy.spec.upgrade.
 struct UpgradeStrategy {
   IntOrString max_unavailable = 1;  // an integer >= 1 or "1%".."100%"
@@ -61,6 +75,7 @@ struct UpgradeStrategy {
   // GPUs serve again as they were (false).
   bool cordon_on_failure = true;
   std::vector<MaintenanceWindow> maintenance_windows;  // empty: any time
+  RolloutOrder order;
 
   bool operator==(const UpgradeStrategy&) const = default;
 };

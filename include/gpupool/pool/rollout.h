@@ -13,7 +13,8 @@
 //   without adding to the count, so an administrator's cordon or a dead node
 //   never stalls a rollout forever, nor lets it exceed the limit).
 // - Candidates: members whose GPUs differ from the spec (not up to date), not
-//   failed, agent alive, in (order_key, name) order. Up-to-date nodes are
+//   failed, agent alive, in order (order_key, name; nodes lacking the order
+//   label last). Up-to-date nodes are
 //   never granted. A node that finished has its permission withdrawn in the
 //   same decision, and counts as available once it is uncordoned.
 // - A failed node keeps its permission (its agent does not retry a failed
@@ -35,7 +36,8 @@ namespace gpupool::pool {
 
 struct RolloutNode {
   std::string name;
-  std::string order_key;        // the rollout order's label value ("" sorts first); "" when ordering by name
+  std::string order_key;        // ordering by a label: its value on the node; by name: ""
+  bool lacks_order_label = false;  // ordering by a label the node does not have: after those that have it
   bool up_to_date = false;      // the agent reports the GPUs match this spec generation (driver and partitions)
   bool failed = false;          // the agent reports a failed operation for this spec generation
   bool retry_requested = false; // an administrator cleared the failure (annotation)

@@ -24,6 +24,7 @@ RolloutNode cordoned(RolloutNode x) { x.cordoned = true; return x; }
 RolloutNode not_ready(RolloutNode x) { x.ready = false; return x; }
 RolloutNode no_agent(RolloutNode x) { x.agent_alive = false; return x; }
 RolloutNode key(RolloutNode x, std::string k) { x.order_key = std::move(k); return x; }
+RolloutNode unlabelled(RolloutNode x) { x.lacks_order_label = true; return x; }
 
 RolloutSettings settings(int max_unavailable, int failure_budget = 1) {
   RolloutSettings s;
@@ -65,6 +66,8 @@ TEST(DecideRollout, Table) {
        {no_agent(n("a", 'p')), n("b", 'p'), n("c", 'p')}, settings(2), {"b"}, {}, {"a", "b"}, "maxUnavailable 2"},
       {"order key first, then name", {key(n("a", 'p'), "wave-2"), key(n("b", 'p'), "wave-1"), key(n("c", 'p'), "wave-1")},
        settings(2), {"b", "c"}, {}, {"b", "c"}, "maxUnavailable 2"},
+      {"nodes without the order label last", {unlabelled(n("a", 'p')), key(n("z", 'p'), "1-late"), key(n("y", 'p'), "0-canary")},
+       settings(2), {"y", "z"}, {}, {"y", "z"}, "maxUnavailable 2"},
       {"paused: nothing new, in progress continues", {n("a", 'g'), n("b", 'p')}, paused, {}, {}, {"a"}, "paused"},
       {"paused: a finished node still gives its permission back", {n("a", 'd'), n("b", 'p')}, paused, {}, {"a"}, {}, "paused"},
       {"window closed: nothing new", {n("a", 'g'), n("b", 'p')}, closed, {}, {}, {"a"}, "next opens Sat 01:00"},
