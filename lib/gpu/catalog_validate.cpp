@@ -4,6 +4,7 @@
 #include <set>
 
 #include "catalog_internal.h"
+#include "gpupool/gpu/mig_profile_name.h"
 #include "model_names.h"
 #include "text.h"
 
@@ -59,6 +60,7 @@ class ModelChecker {
     if (mig.memory_slices < 1 || mig.memory_slices > 16) fail("mig.memorySlices", "must be within 1..16");
     std::set<std::string> names;
     std::map<int, std::string> ids;
+    std::map<std::string, std::string> canonical;  // canonical name -> name as written
     for (const MigProfile& p : mig.profiles) {
       const std::string path = "mig.profiles[" + p.name + "].";
       if (!names.insert(p.name).second) fail(path + "name", "profile name " + p.name + " appears twice");
@@ -66,6 +68,10 @@ class ModelChecker {
         fail(path + "id", "profile id " + std::to_string(p.profile_id) + " is also " + it->second + "'s");
       }
       check_profile(mig, p, path);
+      const std::string canon = check_name(p, path);
+      if (const auto [it, fresh] = canonical.emplace(canon, p.name); !fresh) {
+        fail(path + "name", p.name + " names the same profile as " + it->second);
+      }
     }
   }
 
@@ -94,6 +100,22 @@ class ModelChecker {
                                       " exceeds the " + std::to_string(mig.memory_slices) + " memory slices");
       }
     }
+  }
+
+  // A GPU-instance name in NVIDIA's grammar whose <g> is the profile's
+  // compute slices ("3g.40gb", "1g.24gb+gfx", "1g.24gb-me"); its canonical form.
+  std::string check_name(const MigProfile& p, const std::string& path) const {
+    const auto parsed = parse_mig_profile_name(p.name);
+    if (const auto* why = std::get_if<std::string>(&parsed)) fail(path + "name", "not a MIG profile name: " + *why);
+    const MigProfileName& name = std::get<MigProfileName>(parsed);
+    if (!name.is_gpu_instance()) {
+      fail(path + "name", "a compute-instance profile name; the catalog lists GPU-instance profiles (<g>g.<gb>gb)");
+    }
+    if (name.gpu_slices != p.compute_slices) {
+      fail(path + "name", "says " + std::to_string(name.gpu_slices) + "g but computeSlices is " +
+                              std::to_string(p.compute_slices));
+    }
+    return name.canonical();
   }
 
   void check_amd(const AmdPartitionModes& amd) const {

@@ -59,6 +59,13 @@ std::string with_gamma(const std::string& pci_id) {
 )";
 }
 
+// alpha with its two profiles named "1g.5gb+gfx,me" and "1g.5gb+me,gfx".
+std::string two_spellings() {
+  std::string text = edit("name: 1g.5gb, id: 19", "name: \"1g.5gb+gfx,me\", id: 19");
+  const std::string from = "name: 3g.20gb, id: 9, computeSlices: 3";
+  return text.replace(text.find(from), from.size(), "name: \"1g.5gb+me,gfx\", id: 9, computeSlices: 1");
+}
+
 // The what() of parsing `text`, or "" (after failing) if it parses.
 std::string error_parsing(const std::string& text) {
   try {
@@ -111,6 +118,17 @@ std::vector<Case> cases() {
       {"duplicate profile name", edit("name: 3g.20gb", "name: 1g.5gb"),
        {"model alpha: mig.profiles[1g.5gb].name", "appears twice"}},
       {"duplicate profile id", edit("id: 9,", "id: 19,"), {"model alpha: mig.profiles[3g.20gb].id", "profile id 19 is also 1g.5gb's"}},
+      {"profile name outside the grammar", edit("name: 3g.20gb", "name: 3g.20gb++me"),
+       {"model alpha: mig.profiles[3g.20gb++me].name", "not a MIG profile name: attribute \"+me\" has a character"}},
+      {"profile name not a name", edit("name: 3g.20gb", "name: big"),
+       {"model alpha: mig.profiles[big].name", "not a MIG profile name: expected <g>g.<gb>gb"}},
+      {"compute-instance profile name", edit("name: 3g.20gb", "name: 1c.3g.20gb"),
+       {"model alpha: mig.profiles[1c.3g.20gb].name", "a compute-instance profile name"}},
+      {"name and compute slices disagree", edit("name: 3g.20gb", "name: 4g.20gb"),
+       {"model alpha: mig.profiles[4g.20gb].name", "says 4g but computeSlices is 3"}},
+      {"two spellings of one profile", two_spellings(),
+       {"model alpha: mig.profiles[1g.5gb+me,gfx].name", "1g.5gb+me,gfx names the same profile as 1g.5gb+gfx,me"}},
+      {"RTX PRO attributes are names", edit("name: 3g.20gb", "name: 3g.20gb-me"), {}},
       {"compute slices above the model's", edit("name: 3g.20gb, id: 9, computeSlices: 3", "name: 3g.20gb, id: 9, computeSlices: 8"),
        {"model alpha: mig.profiles[3g.20gb].computeSlices", "8 is not within 1..7"}},
       {"memory slices above the model's", edit("computeSlices: 3, memorySlices: 4", "computeSlices: 3, memorySlices: 9"),
