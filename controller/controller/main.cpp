@@ -1,6 +1,5 @@
-// gpupool-controller: the cluster controller. For now its one controller
-// reconciles Nodes into an inventory log; the GPUPool, GPUPolicy and
-// TenantQuota reconcilers come with later issues.
+// gpupool-controller: the cluster controller. Runs the GPUPool reconciler
+// (lib/pool_controller); the TenantQuota reconcilers come with later issues.
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
@@ -8,7 +7,10 @@
 #include "gpupool/common/shutdown.h"
 #include "gpupool/kube/config.h"
 #include "gpupool/runtime/manager.h"
+#include "gpupool/gpu/mig_parted.h"
+#include "gpupool/runtime/event_recorder.h"
 #include "node_inventory.h"
+#include "pool_controller_setup.h"
 
 int main(int argc, char** argv) {
   gpupool::ShutdownSignal shutdown;  // first: threads started later inherit the signal mask
@@ -18,6 +20,7 @@ int main(int argc, char** argv) {
   double qps = 20;
   int burst = 30;
   int concurrency = 1;
+  std::string agent_namespace = "gpupool-system", mig_parted_path;
   gpupool::runtime::ManagerOptions mo;
   app.add_option("--kubeconfig", kubeconfig, "Path to a kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
   app.add_option("--context", context, "kubeconfig context to use (default: current-context)");
@@ -36,6 +39,9 @@ int main(int argc, char** argv) {
   app.add_option("--health-probe-bind-address", mo.health_probe_bind_address,
                  "Address of /healthz and /readyz; 0 disables")->capture_default_str();
   app.add_option("--concurrency", concurrency, "Reconciles run at once per controller")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--agent-namespace", agent_namespace, "Namespace of the node agents' Leases")->capture_default_str();
+  app.add_option("--mig-parted-config", mig_parted_path,
+                 "A mig-parted config file whose configs pools may name as spec.partitioning.nvidia.layout");
   app.add_option("--kube-api-qps", qps, "Queries per second to the API server")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--kube-api-burst", burst, "Burst of queries to the API server")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--log-format", log_format, "Log format: text or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
@@ -63,15 +69,29 @@ int main(int argc, char** argv) {
     auto version = gpupool::kube::parse_json(manager.client().request("GET", "/version", "", "", true).body);
     spdlog::info("connected: Kubernetes {}", gpupool::kube::string_at(version, {"gitVersion"}));
 
+    std::optional<gpupool::gpu::MigPartedConfig> mig_parted;
+    if (!mig_parted_path.empty()) {
+      mig_parted = gpupool::gpu::load_mig_parted(mig_parted_path);
+      for (const auto& [name, e] : mig_parted->unreadable) {
+        spdlog::warn("--mig-parted-config: config {} cannot be used: {}", name, e.message);
+      }
+    }
+    gpupool::runtime::EventRecorderOptions eo;
+    eo.reporting_controller = "gpupool.io/controller";
+    gpupool::runtime::EventRecorder events(manager.client(), eo);
+    // The node inventory log (one line per node change), kept as the runtime's
+    // smallest end-to-end check.
     auto nodes = manager.informers().get<gpupool::kube::Object>({gpupool::kube::core::nodes(), "", "", ""});
     gpupool::controller::NodeInventoryReconciler reconciler(nodes);
     gpupool::runtime::ControllerOptions co;
     co.name = "node-inventory";
-    co.concurrency = concurrency;
     gpupool::runtime::Controller inventory(std::move(co), reconciler);
     inventory.watches<gpupool::kube::Object>(*nodes, {}, &gpupool::controller::NodeInventoryReconciler::description_changed);
     manager.add(inventory);
+    gpupool::controller::PoolController pools(manager, agent_namespace, concurrency, mig_parted ? &*mig_parted : nullptr,
+                                              &events);
     code = manager.run(shutdown.token());
+    events.stop();
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return 1;

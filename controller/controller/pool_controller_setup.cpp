@@ -1,0 +1,105 @@
+#include "pool_controller_setup.h"
+
+#include "gpupool/common/rfc3339.h"
+#include "gpupool/kube/resource.h"
+
+namespace gpupool::controller {
+namespace {
+
+using runtime::Request;
+
+std::string json_of(const rapidjson::Value& v, const char* a, const char* b) {
+  if (!v.IsObject() || !v.HasMember(a) || !v[a].IsObject() || !v[a].HasMember(b)) return "";
+  return kube::to_json(v[a][b]);
+}
+
+std::string ready_status(const rapidjson::Value& node) {
+  if (!node.HasMember("status") || !node["status"].HasMember("conditions")) return "";
+  for (const auto& c : node["status"]["conditions"].GetArray()) {
+    if (kube::string_at(c, {"type"}) == "Ready") return kube::string_at(c, {"status"});
+  }
+  return "";
+}
+
+// Node updates that matter to pools: labels, annotations, spec (cordon,
+// taints), readiness and advertised capacity; not kubelet's heartbeats.
+bool node_changed(const kube::Object& a, const kube::Object& b) {
+  for (auto [x, y] : {std::pair{"metadata", "labels"}, {"metadata", "annotations"}, {"status", "capacity"}}) {
+    if (json_of(a.doc, x, y) != json_of(b.doc, x, y)) return true;
+  }
+  const auto spec = [](const kube::Object& o) { return o.doc.HasMember("spec") ? kube::to_json(o.doc["spec"]) : ""; };
+  return spec(a) != spec(b) || ready_status(a.doc) != ready_status(b.doc) || a.deleting != b.deleting;
+}
+
+// An agent's Lease renewal matters only when it revives an expired Lease.
+bool lease_revived(const kube::Object& a, const kube::Object& b) {
+  const auto renew = [](const kube::Object& o) { return parse_rfc3339(kube::string_at(o.doc, {"spec", "renewTime"})); };
+  const auto ra = renew(a), rb = renew(b);
+  if (!ra || !rb) return true;
+  const auto& spec = b.doc.HasMember("spec") ? b.doc["spec"] : b.doc;
+  const int duration = spec.HasMember("leaseDurationSeconds") && spec["leaseDurationSeconds"].IsInt()
+                           ? spec["leaseDurationSeconds"].GetInt()
+                           : 40;
+  return *rb - *ra >= std::chrono::seconds(duration);
+}
+
+}  // namespace
+
+PoolController::PoolController(runtime::Manager& manager, const std::string& agent_namespace, int concurrency,
+                               const gpu::MigPartedConfig* mig_parted, runtime::EventRecorder* events) {
+  auto& inf = manager.informers();
+  auto pools = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""});
+  auto policies = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupolicies"}, "", "", ""});
+  auto nodes = inf.get<kube::Object>({kube::core::nodes(), "", "", ""});
+  auto gpunodes = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpunodes"}, "", "", ""});
+  auto leases = inf.get<kube::Object>({{"coordination.k8s.io", "v1", "leases"}, agent_namespace, "", ""});
+
+  pool_controller::PoolReconcilerOptions o;
+  o.agent_namespace = agent_namespace;
+  o.catalog = &gpu::Catalog::builtin();
+  o.mig_parted = mig_parted;
+  o.events = events;
+  reconciler_ = std::make_unique<pool_controller::PoolReconciler>(
+      manager.client(),
+      pool_controller::PoolStores{pools->store(), policies->store(), nodes->store(), gpunodes->store(), leases->store()},
+      o);
+  runtime::ControllerOptions co;
+  co.name = "gpupool";
+  co.concurrency = concurrency;
+  controller_ = std::make_unique<runtime::Controller>(std::move(co), *reconciler_);
+
+  // Membership is fleet-wide: a pool or node change can move nodes between
+  // any pools, so it wakes every pool (tens of them; the queue folds repeats).
+  auto all_pools = [pools](const kube::Object&) {
+    std::vector<Request> out;
+    for (const auto& p : pools->store().list()) out.push_back({"", p->name});
+    return out;
+  };
+  controller_->watches<kube::Object>(*pools, all_pools);
+  controller_->watches<kube::Object>(*nodes, all_pools, node_changed);
+  controller_->watches<kube::Object>(*gpunodes, [all_pools](const kube::Object& g) {
+    const std::string pool = kube::string_at(g.doc, {"spec", "pool"});
+    return pool.empty() ? all_pools(g) : std::vector<Request>{{"", pool}};
+  });
+  auto gpunode_store = &gpunodes->store();
+  controller_->watches<kube::Object>(
+      *leases,
+      [gpunode_store](const kube::Object& l) {
+        const std::string prefix = "gpupool-agent-";
+        if (l.name.rfind(prefix, 0) != 0) return std::vector<Request>{};
+        auto g = gpunode_store->get(l.name.substr(prefix.size()));
+        const std::string pool = g ? kube::string_at(g->doc, {"spec", "pool"}) : "";
+        return pool.empty() ? std::vector<Request>{} : std::vector<Request>{{"", pool}};
+      },
+      lease_revived);
+  controller_->watches<kube::Object>(*policies, [pools](const kube::Object& policy) {
+    std::vector<Request> out;
+    for (const auto& p : pools->store().list()) {
+      if (kube::string_at(p->doc, {"spec", "policyRef", "name"}) == policy.name) out.push_back({"", p->name});
+    }
+    return out;
+  });
+  manager.add(*controller_);
+}
+
+}  // namespace gpupool::controller

@@ -1,0 +1,27 @@
+// Wires the GPUPool reconciler into the manager: its informers (GPUPools,
+// GPUPolicies, Nodes, GPUNodes, the agents' Leases), which events wake which
+// pools, and the controller itself.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "gpupool/gpu/mig_parted.h"
+#include "gpupool/pool_controller/pool_reconciler.h"
+#include "gpupool/runtime/controller.h"
+#include "gpupool/runtime/event_recorder.h"
+#include "gpupool/runtime/manager.h"
+
+namespace gpupool::controller {
+
+class PoolController {
+ public:
+  PoolController(runtime::Manager& manager, const std::string& agent_namespace, int concurrency,
+                 const gpu::MigPartedConfig* mig_parted, runtime::EventRecorder* events);
+
+ private:
+  std::unique_ptr<pool_controller::PoolReconciler> reconciler_;
+  std::unique_ptr<runtime::Controller> controller_;
+};
+
+}  // namespace gpupool::controller

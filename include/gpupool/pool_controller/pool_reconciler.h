@@ -1,0 +1,85 @@
+// The GPUPool reconciler: one key per pool. Each pass reads the stores
+// (pools, policies, Nodes, GPUNodes, the agents' Leases), calls the pure
+// decisions of lib/pool and writes the results:
+// 1. Membership (pool/membership.h): members get the label gpupool.io/pool
+//    and the pool's nodeLabels by server-side apply with the pool's own field
+//    manager (so only what the pool applied is ever removed), and its
+//    nodeTaints (pool/node_taints.h); nodes in a tie get
+//    gpupool.io/pool-conflict and are left alone; nodes that left get all of
+//    it removed, their GPUNode's spec.pool cleared and nothing desired.
+// 2. Desired state (pool/desired_spec.h) written into each member's GPUNode
+//    spec (created, owned by its Node, when the agent has not yet), unless
+//    the pool is paused; a spec change withdraws the node's permission.
+// 3. The rollout (pool/rollout.h, pool/maintenance_window.h): permission
+//    (spec.disruptionAllowed) withdrawn, then granted. Writes this
+//    reconciler made are remembered until the store has caught up with
+//    them, so a grant is never made on a view that misses an earlier one.
+// 4. Status (pool/pool_status.h) and Events on the pool and the GPUNodes
+//    (grants, completions, failures, pauses; the recorder folds repeats into
+//    series).
+// Deletion (finalizer gpupool.io/pool-cleanup): every node released as in 1,
+// permissions withdrawn, then the pool goes. The agent uncordons what it
+// cordoned; an administrator's cordon and taints are never touched.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "gpupool/gpu/catalog.h"
+#include "gpupool/gpu/mig_parted.h"
+#include "gpupool/kube/client.h"
+#include "gpupool/kube/object.h"
+#include "gpupool/runtime/controller.h"
+#include "gpupool/runtime/event_recorder.h"
+#include "gpupool/runtime/store.h"
+
+namespace gpupool::pool_controller {
+
+inline constexpr const char* kPoolFinalizer = "gpupool.io/pool-cleanup";
+inline constexpr const char* kRetryAnnotation = "gpupool.io/retry";
+
+struct PoolStores {
+  runtime::Store<kube::Object>& pools;
+  runtime::Store<kube::Object>& policies;
+  runtime::Store<kube::Object>& nodes;
+  runtime::Store<kube::Object>& gpunodes;
+  runtime::Store<kube::Object>& leases;  // the agents' namespace
+};
+
+struct PoolReconcilerOptions {
+  std::string agent_namespace = "gpupool-system";  // where the agents' Leases live
+  const gpu::Catalog* catalog = nullptr;           // required
+  const gpu::MigPartedConfig* mig_parted = nullptr;
+  runtime::EventRecorder* events = nullptr;        // optional
+  std::chrono::milliseconds busy_requeue{std::chrono::seconds(5)};   // while nodes change
+  std::chrono::milliseconds idle_requeue{std::chrono::minutes(5)};   // otherwise
+};
+
+class PoolReconciler : public runtime::Reconciler {
+ public:
+  PoolReconciler(kube::Client& client, PoolStores stores, PoolReconcilerOptions options);
+  runtime::Result reconcile(const runtime::Request& request, std::stop_token stop) override;
+
+  // The field manager of a pool's labels on its nodes.
+  static std::string label_manager(const std::string& pool);
+
+ private:
+  struct Pass;
+  // The GPUNode as the store has it, or as this reconciler last wrote it when
+  // the store has not caught up yet.
+  std::shared_ptr<const rapidjson::Document> gpunode(const std::string& name);
+  void remember(const std::string& name, rapidjson::Document written);
+
+  kube::Client& client_;
+  PoolStores stores_;
+  PoolReconcilerOptions options_;
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const rapidjson::Document>> written_;  // GPUNode name -> our last write
+  std::map<std::string, std::set<std::string>> reported_failures_;            // pool -> nodes whose failure had an Event
+};
+
+}  // namespace gpupool::pool_controller

@@ -1,0 +1,132 @@
+#include "object_facts.h"
+
+#include <charconv>
+
+#include "gpupool/api/conditions.h"
+#include "gpupool/api/enum_names.h"
+#include "gpupool/common/rfc3339.h"
+#include "gpupool/node/node_labels.h"
+
+namespace gpupool::pool_controller {
+namespace {
+
+using rapidjson::Value;
+
+const Value* member(const Value* v, const char* name) {
+  if (v == nullptr || !v->IsObject()) return nullptr;
+  auto it = v->FindMember(name);
+  return it == v->MemberEnd() ? nullptr : &it->value;
+}
+
+std::string str(const Value* v) { return v && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : ""; }
+
+}  // namespace
+
+std::map<std::string, std::string> labels_of(const Value& obj) {
+  std::map<std::string, std::string> out;
+  const Value* labels = member(member(&obj, "metadata"), "labels");
+  if (labels && labels->IsObject()) {
+    for (const auto& m : labels->GetObject()) {
+      if (m.value.IsString()) out[m.name.GetString()] = m.value.GetString();
+    }
+  }
+  return out;
+}
+
+std::string annotation_of(const Value& obj, const char* key) {
+  return str(member(member(member(&obj, "metadata"), "annotations"), key));
+}
+
+bool node_ready(const Value& node) {
+  const Value* conds = member(member(&node, "status"), "conditions");
+  if (conds == nullptr || !conds->IsArray()) return false;
+  for (const auto& c : conds->GetArray()) {
+    if (str(member(&c, "type")) == "Ready") return str(member(&c, "status")) == "True";
+  }
+  return false;
+}
+
+bool node_unschedulable(const Value& node) {
+  const Value* u = member(member(&node, "spec"), "unschedulable");
+  return u && u->IsBool() && u->GetBool();
+}
+
+std::vector<pool::NodeTaint> node_taints(const Value& node) {
+  std::vector<pool::NodeTaint> out;
+  const Value* taints = member(member(&node, "spec"), "taints");
+  if (taints == nullptr || !taints->IsArray()) return out;
+  for (const auto& t : taints->GetArray()) {
+    out.push_back({str(member(&t, "key")), str(member(&t, "value")), str(member(&t, "effect"))});
+  }
+  return out;
+}
+
+std::set<std::string> applied_label_keys(const Value& obj, const std::string& manager) {
+  std::set<std::string> out;
+  const Value* fields = member(member(&obj, "metadata"), "managedFields");
+  if (fields == nullptr || !fields->IsArray()) return out;
+  for (const auto& f : fields->GetArray()) {
+    if (str(member(&f, "manager")) != manager || str(member(&f, "operation")) != "Apply") continue;
+    const Value* labels = member(member(member(&f, "fieldsV1"), "f:metadata"), "f:labels");
+    if (labels == nullptr || !labels->IsObject()) continue;
+    for (const auto& m : labels->GetObject()) {
+      const std::string k = m.name.GetString();
+      if (k.rfind("f:", 0) == 0) out.insert(k.substr(2));
+    }
+  }
+  return out;
+}
+
+bool lease_alive(const Value& lease, std::chrono::system_clock::time_point now) {
+  const Value* spec = member(&lease, "spec");
+  const auto renewed = parse_rfc3339(str(member(spec, "renewTime")));
+  const Value* duration = member(spec, "leaseDurationSeconds");
+  if (!renewed || duration == nullptr || !duration->IsInt()) return false;
+  return to_system_clock(*renewed) + std::chrono::seconds(duration->GetInt()) > now;
+}
+
+std::map<std::string, std::int64_t> gpu_capacity(const Value& node) {
+  std::map<std::string, std::int64_t> out;
+  const Value* cap = member(member(&node, "status"), "capacity");
+  if (cap == nullptr || !cap->IsObject()) return out;
+  for (const auto& m : cap->GetObject()) {
+    const std::string name = m.name.GetString();
+    if (!node::is_agent_owned_resource(name) || !m.value.IsString()) continue;
+    std::int64_t n = 0;
+    const std::string v = m.value.GetString();
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec == std::errc() && end == v.data() + v.size()) out[name] = n;
+  }
+  return out;
+}
+
+GpuNodeState gpunode_state(const api::GPUNode& node) {
+  GpuNodeState s;
+  if (!node.status) return s;
+  const auto gen = node.metadata.generation;
+  s.observed = node.status->observed_generation == gen;
+  auto holds = [&](const char* type) {
+    const auto* c = api::find_condition(node.status->conditions, type);
+    return c && c->observed_generation == gen && c->status == api::ConditionStatus::true_;
+  };
+  s.up_to_date = s.observed && holds("DriverReady") && holds("PartitionReady");
+  for (const auto& op : node.status->operations) {
+    if (op.phase != api::OperationPhase::failed || op.observed_generation != gen) continue;
+    if (op.type == api::OperationType::sharing || op.type == api::OperationType::monitoring) continue;
+    s.failed = true;
+    s.failure = std::string(api::to_string(op.type)) + ": " + op.reason + (op.message.empty() ? "" : ": " + op.message);
+    break;
+  }
+  if (s.failed) s.up_to_date = false;
+  return s;
+}
+
+bool newer_resource_version(const std::string& a, const std::string& b) {
+  std::uint64_t x = 0, y = 0;
+  const auto ra = std::from_chars(a.data(), a.data() + a.size(), x);
+  const auto rb = std::from_chars(b.data(), b.data() + b.size(), y);
+  if (ra.ec != std::errc() || rb.ec != std::errc()) return false;
+  return x > y;
+}
+
+}  // namespace gpupool::pool_controller

@@ -1,0 +1,43 @@
+// Private to lib/pool_controller: what the pool reconciler reads from Node,
+// GPUNode and Lease objects, without copying them.
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gpupool/api/gpunode.h"
+#include "gpupool/pool/node_taints.h"
+
+namespace gpupool::pool_controller {
+
+std::map<std::string, std::string> labels_of(const rapidjson::Value& obj);
+std::string annotation_of(const rapidjson::Value& obj, const char* key);
+bool node_ready(const rapidjson::Value& node);
+bool node_unschedulable(const rapidjson::Value& node);
+std::vector<pool::NodeTaint> node_taints(const rapidjson::Value& node);
+// The label keys `manager` holds through server-side apply (managedFields).
+std::set<std::string> applied_label_keys(const rapidjson::Value& obj, const std::string& manager);
+// The agent's Lease is renewed within its duration.
+bool lease_alive(const rapidjson::Value& lease, std::chrono::system_clock::time_point now);
+// The extended GPU resources the Node advertises (status.capacity, the agent's or device plugin's names).
+std::map<std::string, std::int64_t> gpu_capacity(const rapidjson::Value& node);
+
+// What the agent reports about the GPUNode's current spec generation.
+struct GpuNodeState {
+  bool observed = false;    // status.observedGeneration == metadata.generation
+  bool up_to_date = false;  // DriverReady and PartitionReady True for this generation
+  bool failed = false;      // an operation Failed for this generation
+  std::string failure;      // "Driver: InstallFailed: ..." when failed
+};
+GpuNodeState gpunode_state(const api::GPUNode& node);
+
+// resourceVersion a is newer than b (etcd revisions; a non-number is never newer).
+bool newer_resource_version(const std::string& a, const std::string& b);
+
+}  // namespace gpupool::pool_controller

@@ -1,0 +1,514 @@
+#include "gpupool/pool_controller/pool_reconciler.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "gpupool/api/codec.h"
+#include "gpupool/kube/errors.h"
+#include "gpupool/kube/resource.h"
+#include "gpupool/pool/desired_spec.h"
+#include "gpupool/pool/maintenance_window.h"
+#include "gpupool/pool/membership.h"
+#include "gpupool/pool/node_taints.h"
+#include "gpupool/pool/pool_status.h"
+#include "gpupool/pool/rollout.h"
+#include "gpupool/runtime/object_helpers.h"
+#include "object_facts.h"
+
+namespace gpupool::pool_controller {
+namespace {
+
+using runtime::Result;
+using Doc = rapidjson::Document;
+
+kube::ResourceRef pools_ref() { return {{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""}; }
+kube::ResourceRef gpunodes_ref() { return {{"gpupool.io", "v1alpha1", "gpunodes"}, "", "", ""}; }
+kube::ResourceRef nodes_ref() { return {kube::core::nodes(), "", "", ""}; }
+
+std::string fnv_hex(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+// The spec part of a GPUNode as JSON (the codec's encoding, defaults included).
+rapidjson::Value encode_spec(const std::string& name, const api::GPUNodeSpec& spec, Doc::AllocatorType& alloc) {
+  api::GPUNode n;
+  n.metadata.name = name;
+  n.spec = spec;
+  rapidjson::Value whole = api::encode(n, alloc);
+  return rapidjson::Value(whole["spec"], alloc);
+}
+
+rapidjson::Value encode_status(const api::GPUPoolStatus& status, Doc::AllocatorType& alloc) {
+  api::GPUPool p;
+  p.metadata.name = "x";
+  p.status = status;
+  rapidjson::Value whole = api::encode(p, alloc);
+  return rapidjson::Value(whole["status"], alloc);
+}
+
+std::string string_json(const std::string& s) {
+  Doc d;
+  rapidjson::Value v(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), d.GetAllocator());
+  return kube::to_json(v);
+}
+
+std::string labels_json(const std::map<std::string, std::string>& labels) {
+  std::string out = "{";
+  for (const auto& [k, v] : labels) out += (out.size() > 1 ? "," : "") + string_json(k) + ":" + string_json(v);
+  return out + "}";
+}
+
+}  // namespace
+
+struct PoolReconciler::Pass {
+  Pass(PoolReconciler& owner, std::string pool) : r(owner), pool_name(std::move(pool)) {}
+  PoolReconciler& r;
+  std::string pool_name;
+  std::chrono::system_clock::time_point now = std::chrono::system_clock::now();
+  pool::Membership membership;
+  std::map<std::string, std::shared_ptr<const kube::Object>> nodes;  // by name
+  bool busy = false;  // something is still changing: look again soon
+
+  kube::Client& client() { return r.client_; }
+
+  void event(const rapidjson::Value& regarding, runtime::EventType type, const std::string& reason,
+             const std::string& action, const std::string& note) {
+    if (r.options_.events) r.options_.events->record(runtime::reference_to(regarding), type, reason, action, note);
+  }
+
+  // Server-side apply of `labels` (the complete set this pool wants there)
+  // with the pool's field manager; nothing when already so.
+  // Returns the Node's resourceVersion afterwards.
+  std::string apply_labels(const kube::Object& node, const std::map<std::string, std::string>& labels) {
+    const std::string manager = label_manager(pool_name);
+    const auto have = labels_of(node.doc);
+    const auto owned = applied_label_keys(node.doc, manager);
+    bool same = owned.size() == labels.size();
+    for (const auto& [k, v] : labels) {
+      auto it = have.find(k);
+      same = same && it != have.end() && it->second == v && owned.count(k);
+    }
+    if (same) return node.resource_version;
+    // With no labels the apply names none, so every label this manager held is released.
+    const std::string body = R"({"apiVersion":"v1","kind":"Node","metadata":{"name":)" + string_json(node.name) +
+                             (labels.empty() ? std::string() : R"(,"labels":)" + labels_json(labels)) + "}}";
+    kube::PatchOptions po;
+    po.field_manager = manager;
+    po.force = true;
+    auto out = client().patch(nodes_ref().with_name(node.name), kube::PatchType::Apply, body, po);
+    spdlog::info("pool {}: node {} labels {}", pool_name, node.name, labels.empty() ? "released" : labels_json(labels));
+    return kube::string_at(out, {"metadata", "resourceVersion"});
+  }
+
+  // `rv`: the Node's resourceVersion the taints were read at (or a later one
+  // of our own label write, which does not touch taints).
+  void apply_taints(const kube::Object& node, const std::vector<api::Taint>& desired, const std::string& rv) {
+    const auto change = pool::taint_change(node_taints(node.doc), annotation_of(node.doc, pool::kPoolTaintsAnnotation), desired);
+    if (!change) return;
+    std::string taints = "[";
+    for (const auto& t : change->taints) {
+      taints += (taints.size() > 1 ? "," : "") + std::string(R"({"key":)") + string_json(t.key) +
+                (t.value.empty() ? "" : R"(,"value":)" + string_json(t.value)) + R"(,"effect":)" + string_json(t.effect) + "}";
+    }
+    taints += "]";
+    const std::string annotation = change->recorded.empty() ? "null" : string_json(change->recorded);
+    const std::string body = R"({"metadata":{"resourceVersion":)" + string_json(rv) +
+                             R"(,"annotations":{")" + pool::kPoolTaintsAnnotation + R"(":)" + annotation +
+                             R"(}},"spec":{"taints":)" + taints + "}}";
+    client().patch(nodes_ref().with_name(node.name), kube::PatchType::MergePatch, body);  // 409: retried by the queue
+    spdlog::info("pool {}: node {} taints now {}", pool_name, node.name, taints);
+  }
+
+  // Writes `spec` into the GPUNode (creating it when missing); returns the object written.
+  std::shared_ptr<const Doc> write_spec(const std::string& name, const std::shared_ptr<const Doc>& current,
+                                        const api::GPUNodeSpec& spec) {
+    Doc out;
+    if (!current) {
+      Doc body;
+      body.SetObject();
+      auto& a = body.GetAllocator();
+      body.AddMember("apiVersion", "gpupool.io/v1alpha1", a);
+      body.AddMember("kind", "GPUNode", a);
+      rapidjson::Value meta(rapidjson::kObjectType);
+      meta.AddMember("name", rapidjson::Value(name.c_str(), a), a);
+      auto node = nodes.find(name);
+      if (node != nodes.end() && !node->second->uid.empty()) {
+        Doc owner = kube::parse_json(R"([{"apiVersion":"v1","kind":"Node","name":)" + string_json(name) + R"(,"uid":)" +
+                                     string_json(node->second->uid) + "}]");
+        meta.AddMember("ownerReferences", rapidjson::Value(owner, a), a);
+      }
+      body.AddMember("metadata", meta, a);
+      body.AddMember("spec", encode_spec(name, spec, a), a);
+      try {
+        out = client().create(gpunodes_ref(), kube::to_json(body));
+      } catch (const kube::ApiError& e) {
+        if (!e.is_already_exists()) throw;
+        busy = true;  // the agent created it meanwhile: next pass
+        return nullptr;
+      }
+    } else {
+      Doc body;
+      body.CopyFrom(*current, body.GetAllocator());
+      body.RemoveMember("status");
+      body.RemoveMember("spec");
+      body.AddMember("spec", encode_spec(name, spec, body.GetAllocator()), body.GetAllocator());
+      out = client().update(gpunodes_ref().with_name(name), kube::to_json(body));
+    }
+    auto written = std::make_shared<Doc>();
+    written->CopyFrom(out, written->GetAllocator());
+    r.remember(name, std::move(out));
+    return written;
+  }
+
+  void set_permission(const std::string& name, const std::shared_ptr<const Doc>& current, bool allowed,
+                      bool clear_retry) {
+    const std::string rv = kube::string_at(*current, {"metadata", "resourceVersion"});
+    std::string body = R"({"metadata":{"resourceVersion":)" + string_json(rv);
+    if (clear_retry) body += R"(,"annotations":{")" + std::string(kRetryAnnotation) + R"(":null})";
+    body += R"(},"spec":{"disruptionAllowed":)" + std::string(allowed ? "true" : "false") + "}}";
+    Doc out = client().patch(gpunodes_ref().with_name(name), kube::PatchType::MergePatch, body);
+    r.remember(name, std::move(out));
+  }
+
+  // A node this pool no longer has: its labels, taints and GPUNode released.
+  void release(const kube::Object* node, const std::string& name) {
+    if (node) {
+      // Taints first, while the pool label still says they are ours (another
+      // pool that took the node over replaces them itself).
+      const bool ours = labels_of(node->doc)[pool::kPoolLabel] == pool_name;
+      if (ours && !annotation_of(node->doc, pool::kPoolTaintsAnnotation).empty()) {
+        apply_taints(*node, {}, node->resource_version);
+        return;  // the labels go on the next pass, with the Node as it is then
+      }
+      if (!applied_label_keys(node->doc, label_manager(pool_name)).empty()) apply_labels(*node, {});
+    }
+    auto gn = r.gpunode(name);
+    if (gn && kube::string_at(*gn, {"spec", "pool"}) == pool_name) {
+      api::GPUNodeSpec spec = pool::unowned_gpunode_spec(name);
+      write_spec(name, gn, spec);
+      spdlog::info("pool {}: node {} released (spec.pool cleared, nothing desired)", pool_name, name);
+      event(*gn, runtime::EventType::Normal, "Released", "Release",
+            "node left GPUPool " + pool_name + "; its GPUs are left as they are");
+    }
+  }
+
+  // Whether anything of this pool is still on `name` (labels, taints, GPUNode).
+  bool holds(const kube::Object* node, const std::string& name) {
+    if (node) {
+      if (!applied_label_keys(node->doc, label_manager(pool_name)).empty()) return true;
+      if (!annotation_of(node->doc, pool::kPoolTaintsAnnotation).empty() &&
+          labels_of(node->doc)[pool::kPoolLabel] == pool_name) {
+        return true;
+      }
+    }
+    auto gn = r.gpunode(name);
+    return gn && kube::string_at(*gn, {"spec", "pool"}) == pool_name;
+  }
+};
+
+PoolReconciler::PoolReconciler(kube::Client& client, PoolStores stores, PoolReconcilerOptions options)
+    : client_(client), stores_(stores), options_(std::move(options)) {}
+
+std::string PoolReconciler::label_manager(const std::string& pool) {
+  const std::string name = "gpupool-pool-" + pool;
+  if (name.size() <= 128) return name;
+  return name.substr(0, 111) + "-" + fnv_hex(pool);
+}
+
+std::shared_ptr<const rapidjson::Document> PoolReconciler::gpunode(const std::string& name) {
+  auto stored = stores_.gpunodes.get(name);
+  std::lock_guard lock(mu_);
+  auto it = written_.find(name);
+  if (it != written_.end()) {
+    const std::string ours = kube::string_at(*it->second, {"metadata", "resourceVersion"});
+    if (stored == nullptr || newer_resource_version(ours, stored->resource_version)) return it->second;
+    written_.erase(it);  // the store has caught up
+  }
+  if (stored == nullptr) return nullptr;
+  // Shares the store's object without copying it.
+  return std::shared_ptr<const rapidjson::Document>(stored, &stored->doc);
+}
+
+void PoolReconciler::remember(const std::string& name, rapidjson::Document written) {
+  auto doc = std::make_shared<rapidjson::Document>(std::move(written));
+  std::lock_guard lock(mu_);
+  written_[name] = std::move(doc);
+}
+
+Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_token) {
+  Pass pass(*this, request.name);
+  const auto& catalog = *options_.catalog;
+
+  // Every pool's selector, and every node: membership is decided fleet-wide.
+  std::vector<pool::PoolSelector> selectors;
+  std::map<std::string, api::GPUPool> pools;
+  for (const auto& obj : stores_.pools.list()) {
+    auto decoded = api::decode_gpupool(obj->doc);
+    if (!decoded.ok()) {
+      spdlog::error("GPUPool {} cannot be read: {}", obj->name, api::format_field_errors(decoded.errors));
+      continue;
+    }
+    selectors.push_back({obj->name, decoded.value->spec.priority, decoded.value->spec.node_selector, obj->deleting});
+    pools.emplace(obj->name, std::move(*decoded.value));
+  }
+  std::vector<pool::NodeLabels> node_labels;
+  for (const auto& n : stores_.nodes.list()) {
+    pass.nodes[n->name] = n;
+    node_labels.push_back({n->name, labels_of(n->doc)});
+  }
+  pass.membership = pool::resolve_membership(selectors, node_labels);
+
+  auto pool_obj = stores_.pools.get(request.name);
+  auto pool_it = pools.find(request.name);
+  const auto& members = pass.membership.members[request.name];
+  const std::set<std::string> member_set(members.begin(), members.end());
+  std::set<std::string> conflicted;
+  for (const auto& c : pass.membership.pool_conflicts[request.name]) conflicted.insert(c.node);
+
+  // Release what this pool holds on nodes that are no longer its members.
+  std::set<std::string> names;
+  for (const auto& [name, n] : pass.nodes) names.insert(name);
+  for (const auto& g : stores_.gpunodes.list()) names.insert(g->name);
+  bool holding = false;
+  for (const auto& name : names) {
+    if (member_set.count(name) || conflicted.count(name)) continue;
+    auto it = pass.nodes.find(name);
+    const kube::Object* node = it == pass.nodes.end() ? nullptr : it->second.get();
+    if (!pass.holds(node, name)) continue;
+    pass.release(node, name);
+    holding = true;
+  }
+  if (!pool_obj || pool_it == pools.end()) return Result::done();  // gone (or unreadable: logged)
+  api::GPUPool& pool = pool_it->second;
+
+  if (pool_obj->deleting) {
+    // Members are released too; then the finalizer goes.
+    for (const auto& name : members) {
+      auto it = pass.nodes.find(name);
+      pass.release(it == pass.nodes.end() ? nullptr : it->second.get(), name);
+      holding = true;
+    }
+    for (const auto& name : conflicted) {
+      auto it = pass.nodes.find(name);
+      if (it != pass.nodes.end()) pass.release(it->second.get(), name);
+    }
+    if (holding) return Result::requeue_after(std::chrono::seconds(1));  // until the stores show it all released
+    runtime::remove_finalizer(client_, pools_ref().with_name(request.name), kPoolFinalizer);
+    spdlog::info("pool {}: every node released; finalizer removed", request.name);
+    return Result::done();
+  }
+  if (!runtime::has_finalizer(pool_obj->doc, kPoolFinalizer)) {
+    runtime::add_finalizer(client_, pools_ref().with_name(request.name), kPoolFinalizer);
+  }
+
+  // Policy
+  const api::GPUPolicy* policy = nullptr;
+  std::optional<api::GPUPolicy> policy_value;
+  std::optional<std::string> policy_problem;
+  if (pool.spec.policy_ref) {
+    auto p = stores_.policies.get(pool.spec.policy_ref->name);
+    auto decoded = p ? api::decode_gpupolicy(p->doc) : api::Decoded<api::GPUPolicy>{};
+    if (!p) {
+      policy_problem = "GPUPolicy " + pool.spec.policy_ref->name + " (spec.policyRef) not found";
+    } else if (!decoded.ok()) {
+      policy_problem = "GPUPolicy " + pool.spec.policy_ref->name + " cannot be read: " + api::format_field_errors(decoded.errors);
+    } else {
+      policy_value = std::move(*decoded.value);
+      policy = &*policy_value;
+    }
+  }
+
+  // Labels and taints: members and conflicts.
+  std::map<std::string, std::string> member_labels = pool.spec.node_labels;
+  member_labels[pool::kPoolLabel] = request.name;
+  for (const auto& name : members) {
+    const auto& node = *pass.nodes.at(name);
+    const std::string rv = pass.apply_labels(node, member_labels);
+    pass.apply_taints(node, pool.spec.node_taints, rv);
+  }
+  for (const auto& c : pass.membership.pool_conflicts[request.name]) {
+    // Nobody acts on a node in a tie: whatever this pool had there goes, and
+    // the node is labelled conflicted.
+    const auto& node = *pass.nodes.at(c.node);
+    if (labels_of(node.doc)[pool::kPoolLabel] == request.name &&
+        !annotation_of(node.doc, pool::kPoolTaintsAnnotation).empty()) {
+      pass.apply_taints(node, {}, node.resource_version);
+      continue;  // the labels next pass, with the Node as it is then
+    }
+    pass.apply_labels(node, {{pool::kConflictLabel, pool::conflict_label_value(c)}});
+    auto gn = gpunode(c.node);
+    if (gn && kube::string_at(*gn, {"spec", "pool"}) == request.name) {
+      pass.write_spec(c.node, gn, pool::unowned_gpunode_spec(c.node));
+      spdlog::warn("pool {}: node {} is in a tie with {}; released until it is resolved", request.name, c.node,
+                   pool::conflict_label_value(c));
+    }
+  }
+
+
+  const api::UpgradeStrategy upgrade = pool::effective_upgrade_strategy(pool, policy);
+  const pool::WindowCheck window = pool::check_windows(upgrade.maintenance_windows, pass.now);
+
+  pool::PoolStatusInput st;
+  st.pool = request.name;
+  st.generation = pool.metadata.generation;
+  st.members = static_cast<std::int32_t>(members.size());
+  st.conflicts = pass.membership.pool_conflicts[request.name];
+  st.target_version = pool.spec.driver ? pool.spec.driver->version : "";
+  st.paused = pool.spec.paused;
+  st.window_open = window.open;
+  st.policy_problem = policy_problem;
+  st.spec_problems = window.errors;
+
+  // Desired state per member, and what the rollout needs to know.
+  std::vector<pool::RolloutNode> rollout_nodes;
+  std::map<std::string, std::shared_ptr<const Doc>> current;
+  for (const auto& name : members) {
+    const auto& node = *pass.nodes.at(name);
+    auto gn = gpunode(name);
+    std::optional<api::GPUNode> decoded;
+    if (gn) {
+      auto d = api::decode_gpunode(*gn);
+      if (!d.ok()) {
+        spdlog::error("GPUNode {} cannot be read: {}", name, api::format_field_errors(d.errors));
+        st.failures[name] = "its GPUNode cannot be read";
+        continue;
+      }
+      decoded = std::move(*d.value);
+    }
+    pool::DesiredSpecInput in;
+    in.pool = &pool;
+    in.policy = policy;
+    in.reported = decoded && decoded->status ? &*decoded->status : nullptr;
+    in.catalog = &catalog;
+    in.mig_parted = options_.mig_parted;
+    pool::DesiredSpec desired = pool::desired_gpunode_spec(in);
+    desired.spec.node_name = name;
+
+    bool spec_written = false;
+    if (!policy_problem && !pool.spec.paused) {
+      api::GPUNodeSpec compare = desired.spec;
+      if (decoded) compare.disruption_allowed = decoded->spec.disruption_allowed;
+      if (!decoded || decoded->spec != compare) {
+        desired.spec.disruption_allowed = false;  // a new spec waits for its turn
+        gn = pass.write_spec(name, gn, desired.spec);
+        spec_written = true;
+        pass.busy = true;
+        if (gn) spdlog::info("pool {}: node {}: spec written", request.name, name);
+      }
+    }
+    if (!gn) continue;
+    current[name] = gn;
+
+    const GpuNodeState state = spec_written || !decoded ? GpuNodeState{} : gpunode_state(*decoded);
+    pool::RolloutNode rn;
+    rn.name = name;
+    if (upgrade.order.by == api::RolloutOrderBy::label) {
+      const auto labels = labels_of(node.doc);
+      auto it = labels.find(upgrade.order.label);
+      rn.lacks_order_label = it == labels.end();
+      if (it != labels.end()) rn.order_key = it->second;
+    }
+    rn.up_to_date = state.up_to_date && !desired.problem && !desired.waiting_for_report;
+    rn.failed = desired.problem.has_value() || state.failed;
+    if (rn.failed) st.failures[name] = desired.problem ? "layout: " + *desired.problem : state.failure;
+    rn.retry_requested = !annotation_of(*gn, kRetryAnnotation).empty() && !desired.problem;
+    rn.granted = !spec_written && decoded && decoded->spec.disruption_allowed;
+    rn.ready = node_ready(node.doc);
+    rn.cordoned = node_unschedulable(node.doc);
+    auto lease = stores_.leases.get(kube::object_key(options_.agent_namespace, "gpupool-agent-" + name));
+    rn.agent_alive = lease && lease_alive(lease->doc, pass.now);
+    rollout_nodes.push_back(rn);
+    if (rn.up_to_date && rn.ready) ++st.ready_members;
+    for (const auto& [res, n] : gpu_capacity(node.doc)) st.capacity[res] += n;
+  }
+
+  pool::RolloutSettings rs;
+  rs.max_unavailable = pool::resolve_max_unavailable(upgrade.max_unavailable, st.members);
+  rs.failure_budget = upgrade.failure_budget;
+  rs.paused = pool.spec.paused || policy_problem.has_value();
+  rs.window_open = window.open && window.errors.empty();
+  if (!window.open) {
+    rs.window_message = "outside the maintenance windows";
+    if (window.next_open) {
+      const auto t = std::chrono::time_point_cast<std::chrono::microseconds>(*window.next_open);
+      rs.window_message += "; the next opens at " + api::Time(t).text();
+    }
+  }
+  const pool::RolloutDecision decision = pool::decide_rollout(rollout_nodes, rs);
+
+  for (const auto& name : decision.withdraw) {
+    const auto& gn = current.at(name);
+    const bool retry = !annotation_of(*gn, kRetryAnnotation).empty();
+    pass.set_permission(name, gn, false, retry);
+    const bool done = std::any_of(rollout_nodes.begin(), rollout_nodes.end(),
+                                  [&](const pool::RolloutNode& n) { return n.name == name && n.up_to_date; });
+    if (done) {
+      pass.event(*gn, runtime::EventType::Normal, "Updated", "Update", "node matches GPUPool " + request.name);
+      pass.event(pool_obj->doc, runtime::EventType::Normal, "NodeUpdated", "Update", "node " + name + " matches the spec");
+    } else {
+      pass.event(*gn, runtime::EventType::Normal, "RetryRequested", "Retry",
+                 "failure cleared by annotation " + std::string(kRetryAnnotation) + "; the node waits for its turn again");
+    }
+  }
+  for (const auto& name : decision.grant) {
+    pass.set_permission(name, current.at(name), true, false);
+    spdlog::info("pool {}: node {} may be disrupted now", request.name, name);
+    pass.event(*current.at(name), runtime::EventType::Normal, "DisruptionAllowed", "Update",
+               "GPUPool " + request.name + " lets the agent drain and change the node now");
+    pass.event(pool_obj->doc, runtime::EventType::Normal, "NodeUpdating", "Update", "node " + name + " is being changed");
+  }
+  {
+    std::lock_guard lock(mu_);
+    auto& seen = reported_failures_[request.name];
+    for (const auto& name : decision.failed) {
+      if (!seen.insert(name).second) continue;
+      pass.event(pool_obj->doc, runtime::EventType::Warning, "NodeFailed", "Update", name + ": " + st.failures[name]);
+    }
+    for (auto it = seen.begin(); it != seen.end();) {
+      it = std::find(decision.failed.begin(), decision.failed.end(), *it) == decision.failed.end() ? seen.erase(it)
+                                                                                                     : std::next(it);
+    }
+  }
+  st.rollout = decision;
+
+  // Status
+  const api::GPUPoolStatus previous = pool.status.value_or(api::GPUPoolStatus{});
+  const auto t = std::chrono::time_point_cast<std::chrono::microseconds>(pass.now);
+  const api::GPUPoolStatus status = pool::build_pool_status(st, previous, api::Time(t));
+  if (status != previous) {
+    const bool newly_degraded = decision.budget_exhausted && (!previous.rollout || previous.nodes.failed <= upgrade.failure_budget);
+    if (newly_degraded) {
+      pass.event(pool_obj->doc, runtime::EventType::Warning, "RolloutHalted", "Update",
+                 "more nodes failed than the failure budget of " + std::to_string(upgrade.failure_budget) +
+                     " allows: " + decision.waiting);
+    }
+    if (pool.spec.paused && (!previous.rollout || !previous.rollout->paused)) {
+      pass.event(pool_obj->doc, runtime::EventType::Normal, "RolloutPaused", "Pause", "spec.paused: no new node starts");
+    }
+    runtime::update_status(client_, pools_ref().with_name(request.name), [&](Doc& doc) {
+      doc.RemoveMember("status");
+      doc.AddMember("status", encode_status(status, doc.GetAllocator()), doc.GetAllocator());
+      return true;
+    });
+  }
+
+  const bool work_left = !decision.in_progress.empty() || !decision.pending.empty() || !decision.no_agent.empty() ||
+                         !decision.withdraw.empty() || !decision.grant.empty();
+  auto after = (work_left || pass.busy || holding) ? options_.busy_requeue : options_.idle_requeue;
+  if (!window.open && window.next_open && !decision.pending.empty()) {
+    const auto until = std::chrono::duration_cast<std::chrono::milliseconds>(*window.next_open - pass.now);
+    if (until > std::chrono::milliseconds(0) && until < after) after = until + std::chrono::seconds(1);
+  }
+  return Result::requeue_after(after);
+}
+
+}  // namespace gpupool::pool_controller

@@ -1,0 +1,398 @@
+// The GPUPool controller end to end: the real control plane, kwok nodes, one
+// simulated gpupool-agent per node and the gpupool-controller process.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "gpupool/kube/client.h"
+#include "gpupool/kube/errors.h"
+#include "gpupool/testenv/process.h"
+#include "support/cluster_fixture.h"
+#include "support/kube_test_helpers.h"
+
+namespace gpupool::test {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+const kube::ResourceRef kGpuNodes{{"gpupool.io", "v1alpha1", "gpunodes"}, "", "", ""};
+const kube::ResourceRef kPools{{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""};
+const kube::ResourceRef kNodes{kube::core::nodes(), "", "", ""};
+
+const rapidjson::Value* at(const rapidjson::Value& v, std::initializer_list<const char*> path) {
+  const rapidjson::Value* cur = &v;
+  for (const char* p : path) {
+    if (!cur->IsObject() || !cur->HasMember(p)) return nullptr;
+    cur = &(*cur)[p];
+  }
+  return cur;
+}
+std::string str(const rapidjson::Value& v, std::initializer_list<const char*> path) {
+  const auto* x = at(v, path);
+  return x && x->IsString() ? x->GetString() : "";
+}
+bool flag(const rapidjson::Value& v, std::initializer_list<const char*> path) {
+  const auto* x = at(v, path);
+  return x && x->IsBool() && x->GetBool();
+}
+std::string label(const rapidjson::Value& node, const char* key) {
+  const auto* l = at(node, {"metadata", "labels"});
+  return l && l->HasMember(key) ? (*l)[key].GetString() : "";
+}
+std::string condition(const rapidjson::Value& obj, const std::string& type, const char* field = "status") {
+  const auto* c = at(obj, {"status", "conditions"});
+  if (!c || !c->IsArray()) return "";
+  for (const auto& x : c->GetArray()) {
+    if (str(x, {"type"}) == type) return str(x, {field});
+  }
+  return "";
+}
+std::vector<std::string> taint_keys(const rapidjson::Value& node) {
+  std::vector<std::string> out;
+  const auto* t = at(node, {"spec", "taints"});
+  if (t && t->IsArray()) {
+    for (const auto& x : t->GetArray()) out.push_back(str(x, {"key"}) + "=" + str(x, {"value"}));
+  }
+  return out;
+}
+
+// Every change of the GPUNodes and Nodes in one timeline (etcd revisions are
+// global), replayed after the test: how many of `nodes` were disrupted
+// (permission granted or cordoned) at the worst moment.
+class DisruptionRecorder {
+ public:
+  DisruptionRecorder(kube::Client& client, std::set<std::string> nodes) : nodes_(std::move(nodes)) {
+    for (auto [ref, kind] : {std::pair{kGpuNodes, 'g'}, {kNodes, 'n'}}) {
+      threads_.emplace_back([this, &client, ref, kind](std::stop_token stop) {
+        kube::ListOptions lo;
+        lo.resource_version = "0";
+        while (!stop.stop_requested()) {
+          try {
+            client.watch(ref, lo, [&](const kube::WatchEvent& e) {
+              if (e.type == kube::WatchEventType::Bookmark || e.type == kube::WatchEventType::Error) return true;
+              const auto obj = kube::parse_json(e.object);
+              const std::string name = str(obj, {"metadata", "name"});
+              if (!nodes_.count(name)) return true;
+              const bool on = e.type != kube::WatchEventType::Deleted &&
+                              flag(obj, {"spec", kind == 'g' ? "disruptionAllowed" : "unschedulable"});
+              std::lock_guard lock(mu_);
+              events_.push_back({std::stoull(str(obj, {"metadata", "resourceVersion"})), kind, name, on});
+              return true;
+            }, stop);
+          } catch (const std::exception&) {
+            lo.resource_version = "0";
+          }
+        }
+      });
+    }
+  }
+  // The most nodes disrupted at once, and when it was seen (a description).
+  std::pair<int, std::string> worst() {
+    std::vector<Event> ev;
+    {
+      std::lock_guard lock(mu_);
+      ev = events_;
+    }
+    std::stable_sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) { return a.rv < b.rv; });
+    std::map<std::string, bool> granted, cordoned;
+    int most = 0;
+    std::string when;
+    for (const auto& e : ev) {
+      (e.kind == 'g' ? granted : cordoned)[e.name] = e.on;
+      std::vector<std::string> now;
+      for (const auto& n : nodes_) {
+        if (granted[n] || cordoned[n]) now.push_back(n);
+      }
+      if (static_cast<int>(now.size()) > most) {
+        most = static_cast<int>(now.size());
+        when = "at revision " + std::to_string(e.rv) + ":";
+        for (const auto& n : now) when += " " + n;
+      }
+    }
+    return {most, when};
+  }
+  std::size_t seen() {
+    std::lock_guard lock(mu_);
+    return events_.size();
+  }
+
+ private:
+  struct Event {
+    std::uint64_t rv;
+    char kind;
+    std::string name;
+    bool on;
+  };
+  std::set<std::string> nodes_;
+  std::mutex mu_;
+  std::vector<Event> events_;
+  std::vector<std::jthread> threads_;
+};
+
+class PoolTest : public ClusterTest {
+ protected:
+  static void SetUpTestSuite() {
+    auto& c = shared_cluster();
+    std::string out;
+    ASSERT_EQ(c.kubectl({"apply", "--server-side", "-f", std::string(GPUPOOL_SOURCE_DIR) + "/crds"}, &out), 0) << out;
+    for (const char* crd : {"gpunodes.gpupool.io", "gpupools.gpupool.io", "gpupolicies.gpupool.io"}) {
+      ASSERT_EQ(c.kubectl({"wait", "--for=condition=Established", "--timeout=60s", "crd/" + std::string(crd)}, &out), 0) << out;
+    }
+    try {
+      create_namespace(c, "gpupool-system");
+    } catch (const std::exception&) {
+    }
+  }
+  void SetUp() override {
+    ClusterTest::SetUp();
+    client_ = std::make_unique<kube::Client>(rest_config(cluster(), cluster().admin_token()));
+    dir_ = make_temp_dir("pool");
+  }
+  void TearDown() override {
+    controller_.reset();
+    agents_.clear();
+    for (const auto& p : pools_) {
+      // Finalizers need the controller, which is gone: drop them.
+      cluster().kubectl_result({"patch", "gpupool", p, "--type=merge", "-p", R"({"metadata":{"finalizers":null}})"});
+      cluster().kubectl_result({"delete", "gpupool", p, "--ignore-not-found", "--wait=false"});
+    }
+    for (const auto& n : nodes_) cluster().kubectl_result({"delete", "gpunode", n, "--ignore-not-found", "--wait=false"});
+    if (!nodes_.empty()) delete_nodes(cluster(), nodes_);
+    if (HasFailure()) {
+      std::cerr << "logs kept in " << dir_ << "\n";
+    } else {
+      remove_tree(dir_);
+    }
+    ClusterTest::TearDown();
+  }
+
+  // `count` kwok nodes labelled `labels`, each with an agent of `gpus` A100s.
+  std::vector<std::string> fleet(int first, int count, const std::map<std::string, std::string>& labels,
+                                 const std::string& world_yaml = "driverVersion: \"550.54.15\"\ngpus: [{model: a100-sxm4-80gb, count: 2}]\n") {
+    testenv::NodeSpec spec;
+    spec.first_index = first;
+    spec.labels = labels;
+    auto names = create_kwok_nodes(cluster(), count, spec);
+    for (const auto& n : names) {
+      nodes_.push_back(n);
+      world(n, world_yaml);
+      start_agent(n);
+    }
+    return names;
+  }
+  void world(const std::string& node, const std::string& yaml) {
+    const std::string path = dir_ + "/" + node + ".yaml";
+    std::ofstream(path + ".tmp") << yaml;
+    static int bump = 0;
+    fs::last_write_time(path + ".tmp", fs::file_time_type::clock::now() + std::chrono::seconds(++bump));
+    fs::rename(path + ".tmp", path);
+  }
+  void start_agent(const std::string& node) {
+    testenv::SpawnSpec spec;
+    spec.path = GPUPOOL_AGENT_BIN;
+    spec.args = {"--kubeconfig", cluster().kubeconfig_path(), "--node-name", node, "--backend", "simulated",
+                 "--simulated-config", dir_ + "/" + node + ".yaml", "--simulated-state", dir_ + "/" + node + ".state.json",
+                 "--metrics-bind-address=0", "--health-probe-bind-address=0", "--inventory-interval=0.5",
+                 "--drain-poll-interval=0.3", "--lease-renew-interval=1", "--log-format=json"};
+    spec.log_file = dir_ + "/" + node + ".log";
+    agents_.push_back(std::make_unique<testenv::Process>(testenv::Process::spawn(spec)));
+  }
+  void start_controller() {
+    testenv::SpawnSpec spec;
+    spec.path = GPUPOOL_CONTROLLER_BIN;
+    spec.args = {"--kubeconfig", cluster().kubeconfig_path(), "--metrics-bind-address=0", "--health-probe-bind-address=0",
+                 "--log-format=json", "--agent-namespace", "gpupool-system"};
+    spec.log_file = dir_ + "/controller.log";
+    controller_ = std::make_unique<testenv::Process>(testenv::Process::spawn(spec));
+  }
+  void apply_pool(const std::string& yaml) {
+    const std::string path = dir_ + "/pool.yaml";
+    std::ofstream(path) << yaml;
+    std::string out;
+    ASSERT_EQ(cluster().kubectl({"apply", "--server-side", "-f", path}, &out), 0) << out;
+    const auto name_at = yaml.find("name: ");
+    pools_.insert(yaml.substr(name_at + 6, yaml.find('\n', name_at) - name_at - 6));
+  }
+  rapidjson::Document get(const kube::ResourceRef& ref, const std::string& name) { return client_->get(ref.with_name(name)); }
+  std::string log_tail(const std::string& file) {
+    std::ifstream in(dir_ + "/" + file);
+    std::stringstream s;
+    s << in.rdbuf();
+    const std::string all = s.str();
+    return all.substr(all.size() > 5000 ? all.size() - 5000 : 0);
+  }
+  // Waits for `cond` on the pool; on timeout shows it and the controller's log.
+  [[nodiscard]] bool wait_pool(const std::string& pool, std::chrono::milliseconds deadline,
+                               const std::function<bool(const rapidjson::Value&)>& cond, const std::string& what) {
+    std::string last;
+    const bool ok = testenv::wait_until([&] {
+      try {
+        auto p = get(kPools, pool);
+        last = p.HasMember("status") ? kube::to_json(p["status"]) : "(no status)";
+        return cond(p);
+      } catch (const std::exception& e) {
+        last = e.what();
+        return false;
+      }
+    }, deadline);
+    if (!ok) {
+      ADD_FAILURE() << "timed out waiting for " << what << "\npool status: " << last << "\ncontroller log:\n"
+                    << log_tail("controller.log");
+    }
+    return ok;
+  }
+  std::string pool_yaml(const std::string& name, const std::string& selector_label, const std::string& extra) {
+    return "apiVersion: gpupool.io/v1alpha1\nkind: GPUPool\nmetadata:\n  name: " + name +
+           "\nspec:\n  nodeSelector:\n    matchLabels:\n      " + selector_label + "\n" + extra;
+  }
+
+  std::unique_ptr<kube::Client> client_;
+  std::string dir_;
+  std::vector<std::string> nodes_;
+  std::set<std::string> pools_;
+  std::vector<std::unique_ptr<testenv::Process>> agents_;
+  std::unique_ptr<testenv::Process> controller_;
+};
+
+TEST_F(PoolTest, ApplyingAPoolBringsEveryMemberToTheDriverAndLayoutAndReportsCapacity) {
+  const auto names = fleet(0, 3, {{"pool-test", "converge"}});
+  start_controller();
+  apply_pool(pool_yaml("converge", "pool-test: converge",
+                       "  priority: 10\n"
+                       "  driver:\n    version: \"550.90.07\"\n    installer: {kind: container, image: nvcr.io/nvidia/driver:550.90.07}\n"
+                       "    upgradeStrategy: {maxUnavailable: 1}\n"
+                       "  partitioning:\n    nvidia: {strategy: mixed, layout: all-3g.40gb}\n"
+                       "  nodeLabels: {team: research}\n"
+                       "  nodeTaints: [{key: gpupool.io/dedicated, value: research, effect: NoSchedule}]\n"));
+  // preinstalled cannot install: the simulated backend installs any kind itself.
+  ASSERT_TRUE(wait_pool("converge", 180s, [](const rapidjson::Value& p) { return condition(p, "Ready") == "True"; }, "the pool Ready"));
+  auto p = get(kPools, "converge");
+  EXPECT_EQ(p["status"]["nodes"]["total"].GetInt(), 3);
+  EXPECT_EQ(p["status"]["nodes"]["ready"].GetInt(), 3);
+  EXPECT_EQ(str(p, {"status", "capacity", "nvidia.com/mig-3g.40gb"}), "12");  // 3 nodes x 2 GPUs x 2
+  EXPECT_EQ(condition(p, "Progressing", "reason"), "Complete");
+  EXPECT_EQ(condition(p, "Conflict"), "False");
+  EXPECT_EQ(p["status"]["rollout"]["updated"].GetInt(), 3);
+  for (const auto& n : names) {
+    auto g = get(kGpuNodes, n);
+    EXPECT_EQ(str(g, {"spec", "pool"}), "converge");
+    EXPECT_EQ(str(g, {"status", "driverVersion"}), "550.90.07");
+    EXPECT_FALSE(flag(g, {"spec", "disruptionAllowed"})) << "permission withdrawn once done";
+    auto node = get(kNodes, n);
+    EXPECT_EQ(label(node, "gpupool.io/pool"), "converge");
+    EXPECT_EQ(label(node, "team"), "research");
+    const auto taints = taint_keys(node);
+    EXPECT_NE(std::find(taints.begin(), taints.end(), "gpupool.io/dedicated=research"), taints.end());
+    EXPECT_FALSE(flag(node, {"spec", "unschedulable"}));
+  }
+  // kube-scheduler places a pod on the new MIG devices.
+  const std::string pod = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"mig-user"},"spec":{"tolerations":[{"operator":"Exists"}],)"
+                          R"("nodeSelector":{"gpupool.io/pool":"converge"},"containers":[{"name":"c","image":"busybox",)"
+                          R"("resources":{"limits":{"nvidia.com/mig-3g.40gb":"1"}}}]}})";
+  client_->create(kube::ResourceRef{kube::core::pods(), ns(), "", ""}, pod);
+  wait_for(60s, [&] {
+    return !str(client_->get(kube::ResourceRef{kube::core::pods(), ns(), "mig-user", ""}), {"spec", "nodeName"}).empty();
+  }, "the MIG pod scheduled");
+}
+
+TEST_F(PoolTest, TenNodesWithMaxUnavailableTwoNeverHaveMoreThanTwoDisruptedAndFinish) {
+  const auto names = fleet(10, 10, {{"pool-test", "rolling"}},
+                           "driverVersion: \"550.54.15\"\ngpus: [{model: a100-sxm4-80gb, count: 1}]\ninstall: {seconds: 1}\n");
+  DisruptionRecorder recorder(*client_, std::set<std::string>(names.begin(), names.end()));
+  start_controller();
+  apply_pool(pool_yaml("rolling", "pool-test: rolling",
+                       "  driver:\n    version: \"560.35.03\"\n    installer: {kind: container, image: nvcr.io/nvidia/driver:560.35.03}\n"
+                       "    upgradeStrategy: {maxUnavailable: 2}\n"));
+  ASSERT_TRUE(wait_pool("rolling", 300s, [](const rapidjson::Value& p) { return condition(p, "Ready") == "True"; }, "the rollout finished"));
+  for (const auto& n : names) EXPECT_EQ(str(get(kGpuNodes, n), {"status", "driverVersion"}), "560.35.03") << n;
+  const auto [most, when] = recorder.worst();
+  EXPECT_LE(most, 2) << "more than maxUnavailable nodes disrupted " << when;
+  EXPECT_GE(most, 1) << "the recorder saw no disruption at all (" << recorder.seen() << " events)";
+}
+
+TEST_F(PoolTest, EqualPrioritiesConflictAndTheNodeIsLeftAloneUntilOneIsRaised) {
+  const auto names = fleet(30, 1, {{"pool-test", "tie"}, {"zone", "z1"}});
+  const std::string n = names.at(0);
+  apply_pool(pool_yaml("tie-a", "pool-test: tie", "  priority: 5\n  partitioning:\n    nvidia: {strategy: mixed, layout: all-1g.10gb}\n"));
+  apply_pool(pool_yaml("tie-b", "zone: z1", "  priority: 5\n"));
+  start_controller();
+  for (const char* pool : {"tie-a", "tie-b"}) {
+    ASSERT_TRUE(wait_pool(pool, 60s, [](const rapidjson::Value& p) { return condition(p, "Conflict") == "True"; }, "Conflict on both"));
+    const std::string other = std::string(pool) == "tie-a" ? "tie-b" : "tie-a";
+    EXPECT_NE(condition(get(kPools, pool), "Conflict", "message").find("node " + n + " is also selected by " + other),
+              std::string::npos);
+  }
+  wait_for(30s, [&] { return label(get(kNodes, n), "gpupool.io/pool-conflict") == "tie-a_tie-b"; }, "the node labelled conflicted");
+  wait_for(30s, [&] {
+    try {
+      return at(get(kGpuNodes, n), {"status", "gpus"}) != nullptr;
+    } catch (const kube::ApiError&) {
+      return false;
+    }
+  }, "the agent's report");
+  auto node = get(kNodes, n);
+  EXPECT_EQ(label(node, "gpupool.io/pool"), "");
+  auto g = get(kGpuNodes, n);
+  EXPECT_EQ(str(g, {"spec", "pool"}), "") << "a pool acted on a node in a tie";
+  EXPECT_FALSE(at(g, {"spec", "partitioning", "mig"})) << "a layout was sent to a node in a tie";
+
+  cluster().kubectl_result({"patch", "gpupool", "tie-a", "--type=merge", "-p", R"({"spec":{"priority":6}})"});
+  ASSERT_TRUE(wait_pool("tie-a", 120s, [](const rapidjson::Value& p) { return condition(p, "Ready") == "True"; }, "tie-a Ready"));
+  EXPECT_EQ(condition(get(kPools, "tie-a"), "Conflict"), "False");
+  ASSERT_TRUE(wait_pool("tie-b", 60s, [](const rapidjson::Value& p) { return condition(p, "Conflict") == "False"; }, "tie-b's Conflict gone"));
+  wait_for(30s, [&] {
+    auto x = get(kNodes, n);
+    return label(x, "gpupool.io/pool") == "tie-a" && label(x, "gpupool.io/pool-conflict").empty();
+  }, "the node in tie-a, no longer labelled conflicted");
+  EXPECT_EQ(str(get(kGpuNodes, n), {"spec", "pool"}), "tie-a");
+}
+
+TEST_F(PoolTest, DeletingThePoolCleansUpButKeepsTheAdministratorsCordonAndTaint) {
+  const auto names = fleet(40, 2, {{"pool-test", "bye"}});
+  // An administrator's own cordon and taint on the first node.
+  client_->patch(kNodes.with_name(names[0]), kube::PatchType::MergePatch,
+                 R"({"spec":{"unschedulable":true,"taints":[{"key":"admin/maintenance","value":"disk","effect":"NoSchedule"}]}})");
+  start_controller();
+  apply_pool(pool_yaml("bye", "pool-test: bye",
+                       "  nodeLabels: {team: bye}\n"
+                       "  nodeTaints: [{key: gpupool.io/dedicated, value: bye, effect: NoSchedule}]\n"));
+  wait_for(120s, [&] {
+    for (const auto& n : names) {
+      auto x = get(kNodes, n);
+      const auto t = taint_keys(x);
+      if (label(x, "team") != "bye" || std::find(t.begin(), t.end(), "gpupool.io/dedicated=bye") == t.end()) return false;
+      if (str(get(kGpuNodes, n), {"spec", "pool"}) != "bye") return false;
+    }
+    return true;
+  }, "labels, taints and GPUNodes of the pool in place");
+
+  std::string out;
+  ASSERT_EQ(cluster().kubectl({"delete", "gpupool", "bye", "--timeout=120s"}, &out), 0) << out << log_tail("controller.log");
+  pools_.erase("bye");
+  for (const auto& n : names) {
+    auto x = get(kNodes, n);
+    EXPECT_EQ(label(x, "gpupool.io/pool"), "") << n;
+    EXPECT_EQ(label(x, "team"), "") << n;
+    const auto t = taint_keys(x);
+    EXPECT_EQ(std::find(t.begin(), t.end(), "gpupool.io/dedicated=bye"), t.end()) << n;
+    auto g = get(kGpuNodes, n);
+    EXPECT_EQ(str(g, {"spec", "pool"}), "") << n;
+    EXPECT_FALSE(flag(g, {"spec", "disruptionAllowed"})) << n;
+  }
+  auto admin = get(kNodes, names[0]);
+  EXPECT_TRUE(flag(admin, {"spec", "unschedulable"})) << "the administrator's cordon was undone";
+  const auto t = taint_keys(admin);
+  EXPECT_NE(std::find(t.begin(), t.end(), "admin/maintenance=disk"), t.end()) << "the administrator's taint was removed";
+  EXPECT_FALSE(flag(get(kNodes, names[1]), {"spec", "unschedulable"}));
+}
+
+}  // namespace
+}  // namespace gpupool::test
