@@ -394,5 +394,101 @@ TEST_F(PoolTest, DeletingThePoolCleansUpButKeepsTheAdministratorsCordonAndTaint)
   EXPECT_FALSE(flag(get(kNodes, names[1]), {"spec", "unschedulable"}));
 }
 
+TEST_F(PoolTest, AnInstallFailureStopsAtTheFailureBudgetAndResumesAfterTheDocumentedClearing) {
+  const std::string ok_world = "driverVersion: \"550.54.15\"\ngpus: [{model: a100-sxm4-80gb, count: 1}]\n";
+  const auto names = fleet(50, 3, {{"pool-test", "budget"}}, ok_world);
+  world(names[0], ok_world + "install: {fail: \"nvidia-installer: kernel module build failed\"}\n");
+  DisruptionRecorder recorder(*client_, {names[1], names[2]});
+  start_controller();
+  apply_pool(pool_yaml("budget", "pool-test: budget",
+                       "  driver:\n    version: \"560.35.03\"\n    installer: {kind: container, image: nvcr.io/nvidia/driver:560.35.03}\n"
+                       "    upgradeStrategy: {maxUnavailable: 1, failureBudget: 0, cordonOnFailure: false}\n"));
+  ASSERT_TRUE(wait_pool("budget", 120s, [](const rapidjson::Value& p) { return condition(p, "Degraded") == "True"; },
+                        "Degraded after the first failure"));
+  auto p = get(kPools, "budget");
+  const std::string message = condition(p, "Degraded", "message");
+  EXPECT_NE(message.find(names[0]), std::string::npos) << message;
+  EXPECT_NE(message.find("kernel module build failed"), std::string::npos) << message;
+  EXPECT_NE(message.find("gpupool.io/retry=true"), std::string::npos) << message;
+  EXPECT_EQ(condition(p, "Progressing", "reason"), "FailureBudgetExceeded");
+  EXPECT_EQ(p["status"]["rollout"]["failed"].GetInt(), 1);
+  EXPECT_EQ(p["status"]["rollout"]["pending"].GetInt(), 2);
+  EXPECT_EQ(recorder.worst().first, 0) << "a node was disrupted past the failure budget " << recorder.worst().second;
+  // A Warning Event on the pool names the node.
+  wait_for(30s, [&] {
+    auto events = client_->list(kube::ResourceRef{{"events.k8s.io", "v1", "events"}, "default", "", ""});
+    for (const auto& e : events["items"].GetArray()) {
+      if (str(e, {"reason"}) == "NodeFailed" && str(e, {"regarding", "name"}) == "budget" &&
+          str(e, {"note"}).find(names[0]) != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  }, "a NodeFailed Event on the pool");
+
+  // The administrator fixes the node, then clears the failure as documented.
+  world(names[0], ok_world);
+  std::string out;
+  ASSERT_EQ(cluster().kubectl({"annotate", "gpunode", names[0], "gpupool.io/retry=true"}, &out), 0) << out;
+  ASSERT_TRUE(wait_pool("budget", 180s, [](const rapidjson::Value& x) { return condition(x, "Ready") == "True"; },
+                        "the rollout finished after the clearing"));
+  EXPECT_EQ(condition(get(kPools, "budget"), "Degraded"), "False");
+  for (const auto& n : names) EXPECT_EQ(str(get(kGpuNodes, n), {"status", "driverVersion"}), "560.35.03") << n;
+  EXPECT_FALSE(at(get(kGpuNodes, names[0]), {"metadata", "annotations", "gpupool.io/retry"})) << "the annotation stays";
+}
+
+TEST_F(PoolTest, NodesLabelledOutAndInMidRolloutAreHandled) {
+  const std::string slow = "driverVersion: \"550.54.15\"\ngpus: [{model: a100-sxm4-80gb, count: 1}]\ninstall: {seconds: 2}\n";
+  const auto names = fleet(60, 4, {{"pool-test", "moving"}}, slow);
+  const auto newcomer = fleet(64, 1, {{"pool-test", "elsewhere"}}, slow).at(0);
+  start_controller();
+  apply_pool(pool_yaml("moving", "pool-test: moving",
+                       "  driver:\n    version: \"560.35.03\"\n    installer: {kind: container, image: nvcr.io/nvidia/driver:560.35.03}\n"
+                       "    upgradeStrategy: {maxUnavailable: 1}\n  nodeLabels: {team: moving}\n"));
+  wait_for(60s, [&] { return flag(get(kGpuNodes, names[0]), {"spec", "disruptionAllowed"}); }, "the rollout started");
+  // The last node (still waiting its turn) leaves; a new one joins.
+  client_->patch(kNodes.with_name(names[3]), kube::PatchType::MergePatch, R"({"metadata":{"labels":{"pool-test":"gone"}}})");
+  client_->patch(kNodes.with_name(newcomer), kube::PatchType::MergePatch, R"({"metadata":{"labels":{"pool-test":"moving"}}})");
+  ASSERT_TRUE(wait_pool("moving", 240s, [](const rapidjson::Value& p) {
+    return condition(p, "Ready") == "True" && p["status"]["nodes"]["total"].GetInt() == 4;
+  }, "the rollout finished over the new membership"));
+  for (const auto& n : {names[0], names[1], names[2], newcomer}) {
+    EXPECT_EQ(str(get(kGpuNodes, n), {"status", "driverVersion"}), "560.35.03") << n;
+    EXPECT_EQ(label(get(kNodes, n), "team"), "moving") << n;
+  }
+  auto left = get(kGpuNodes, names[3]);
+  EXPECT_EQ(str(left, {"spec", "pool"}), "");
+  EXPECT_FALSE(at(left, {"spec", "driver"})) << "a node in no pool has nothing desired";
+  EXPECT_EQ(str(left, {"status", "driverVersion"}), "550.54.15") << "the node that left was upgraded anyway";
+  auto left_node = get(kNodes, names[3]);
+  EXPECT_EQ(label(left_node, "gpupool.io/pool"), "");
+  EXPECT_EQ(label(left_node, "team"), "");
+}
+
+TEST_F(PoolTest, AControllerKilledMidRolloutResumesWithinMaxUnavailable) {
+  const auto names = fleet(70, 6, {{"pool-test", "killed"}},
+                           "driverVersion: \"550.54.15\"\ngpus: [{model: a100-sxm4-80gb, count: 1}]\ninstall: {seconds: 2}\n");
+  DisruptionRecorder recorder(*client_, std::set<std::string>(names.begin(), names.end()));
+  start_controller();
+  apply_pool(pool_yaml("killed", "pool-test: killed",
+                       "  driver:\n    version: \"560.35.03\"\n    installer: {kind: container, image: nvcr.io/nvidia/driver:560.35.03}\n"
+                       "    upgradeStrategy: {maxUnavailable: 2}\n"));
+  wait_for(60s, [&] {
+    int granted = 0;
+    for (const auto& n : names) granted += flag(get(kGpuNodes, n), {"spec", "disruptionAllowed"}) ? 1 : 0;
+    return granted > 0;
+  }, "nodes granted");
+  controller_->signal(SIGKILL);
+  controller_->wait_until(std::chrono::steady_clock::now() + 10s);
+  controller_.reset();
+  std::filesystem::rename(dir_ + "/controller.log", dir_ + "/controller-killed.log");
+  start_controller();
+  ASSERT_TRUE(wait_pool("killed", 300s, [](const rapidjson::Value& p) { return condition(p, "Ready") == "True"; },
+                        "the rollout finished after the restart"));
+  for (const auto& n : names) EXPECT_EQ(str(get(kGpuNodes, n), {"status", "driverVersion"}), "560.35.03") << n;
+  const auto [most, when] = recorder.worst();
+  EXPECT_LE(most, 2) << "more than maxUnavailable nodes disrupted " << when;
+}
+
 }  // namespace
 }  // namespace gpupool::test
