@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   int burst = 30;
   int concurrency = 1;
   std::string agent_namespace = "gpupool-system", mig_parted_path;
+  std::string device_plugin_configmap = "gpupool-system/nvidia-device-plugin-configs";
   gpupool::runtime::ManagerOptions mo;
   app.add_option("--kubeconfig", kubeconfig, "Path to a kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
   app.add_option("--context", context, "kubeconfig context to use (default: current-context)");
@@ -40,6 +41,9 @@ int main(int argc, char** argv) {
                  "Address of /healthz and /readyz; 0 disables")->capture_default_str();
   app.add_option("--concurrency", concurrency, "Reconciles run at once per controller")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--agent-namespace", agent_namespace, "Namespace of the node agents' Leases")->capture_default_str();
+  app.add_option("--device-plugin-configmap", device_plugin_configmap,
+                 "NAMESPACE/NAME of the NVIDIA device plugin's ConfigMap, kept with one config per MIG strategy and "
+                 "sharing setting in use")->capture_default_str();
   app.add_option("--mig-parted-config", mig_parted_path,
                  "A mig-parted config file whose configs pools may name as spec.partitioning.nvidia.layout");
   app.add_option("--kube-api-qps", qps, "Queries per second to the API server")->capture_default_str()->check(CLI::PositiveNumber);
@@ -89,7 +93,7 @@ int main(int argc, char** argv) {
     inventory.watches<gpupool::kube::Object>(*nodes, {}, &gpupool::controller::NodeInventoryReconciler::description_changed);
     manager.add(inventory);
     gpupool::controller::PoolController pools(manager, agent_namespace, concurrency, mig_parted ? &*mig_parted : nullptr,
-                                              &events);
+                                              &events, device_plugin_configmap);
     code = manager.run(shutdown.token());
     events.stop();
   } catch (const std::exception& e) {

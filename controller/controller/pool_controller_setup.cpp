@@ -46,7 +46,8 @@ bool lease_revived(const kube::Object& a, const kube::Object& b) {
 }  // namespace
 
 PoolController::PoolController(runtime::Manager& manager, const std::string& agent_namespace, int concurrency,
-                               const gpu::MigPartedConfig* mig_parted, runtime::EventRecorder* events) {
+                               const gpu::MigPartedConfig* mig_parted, runtime::EventRecorder* events,
+                               const std::string& device_plugin_configmap) {
   auto& inf = manager.informers();
   auto pools = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""});
   auto policies = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupolicies"}, "", "", ""});
@@ -100,6 +101,32 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
     return out;
   });
   manager.add(*controller_);
+
+  // The device plugin's ConfigMap: one key, woken by spec changes of pools and GPUNodes.
+  const auto slash = device_plugin_configmap.find('/');
+  const std::string cm_ns = slash == std::string::npos ? agent_namespace : device_plugin_configmap.substr(0, slash);
+  const std::string cm_name = slash == std::string::npos ? device_plugin_configmap : device_plugin_configmap.substr(slash + 1);
+  plugin_config_ = std::make_unique<pool_controller::DevicePluginConfigReconciler>(
+      manager.client(), pools->store(), gpunodes->store(), gpu::Catalog::builtin(), cm_ns, cm_name);
+  runtime::ControllerOptions pc;
+  pc.name = "device-plugin-config";
+  plugin_config_controller_ = std::make_unique<runtime::Controller>(std::move(pc), *plugin_config_);
+  auto one_key = [](const kube::Object&) { return std::vector<Request>{{"", "device-plugin-config"}}; };
+  plugin_config_controller_->watches<kube::Object>(*pools, one_key, runtime::generation_changed);
+  plugin_config_controller_->watches<kube::Object>(*gpunodes, one_key, runtime::generation_changed);
+  manager.add(*plugin_config_controller_);
+
+  // GPUPolicy status: the pools that reference each policy.
+  policy_status_ = std::make_unique<pool_controller::PolicyStatusReconciler>(manager.client(), policies->store(), pools->store());
+  runtime::ControllerOptions ps;
+  ps.name = "gpupolicy-status";
+  policy_status_controller_ = std::make_unique<runtime::Controller>(std::move(ps), *policy_status_);
+  policy_status_controller_->watches<kube::Object>(*policies, {}, runtime::generation_changed);
+  policy_status_controller_->watches<kube::Object>(*pools, [](const kube::Object& p) {
+    const std::string policy = kube::string_at(p.doc, {"spec", "policyRef", "name"});
+    return policy.empty() ? std::vector<Request>{} : std::vector<Request>{{"", policy}};
+  });
+  manager.add(*policy_status_controller_);
 }
 
 }  // namespace gpupool::controller

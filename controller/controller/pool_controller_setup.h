@@ -8,6 +8,7 @@
 
 #include "gpupool/gpu/mig_parted.h"
 #include "gpupool/pool_controller/pool_reconciler.h"
+#include "gpupool/pool_controller/support_reconcilers.h"
 #include "gpupool/runtime/controller.h"
 #include "gpupool/runtime/event_recorder.h"
 #include "gpupool/runtime/manager.h"
@@ -16,12 +17,18 @@ namespace gpupool::controller {
 
 class PoolController {
  public:
+  // `device_plugin_configmap`: "namespace/name" of the device plugin's ConfigMap.
   PoolController(runtime::Manager& manager, const std::string& agent_namespace, int concurrency,
-                 const gpu::MigPartedConfig* mig_parted, runtime::EventRecorder* events);
+                 const gpu::MigPartedConfig* mig_parted, runtime::EventRecorder* events,
+                 const std::string& device_plugin_configmap);
 
  private:
   std::unique_ptr<pool_controller::PoolReconciler> reconciler_;
   std::unique_ptr<runtime::Controller> controller_;
+  std::unique_ptr<pool_controller::DevicePluginConfigReconciler> plugin_config_;
+  std::unique_ptr<runtime::Controller> plugin_config_controller_;
+  std::unique_ptr<pool_controller::PolicyStatusReconciler> policy_status_;
+  std::unique_ptr<runtime::Controller> policy_status_controller_;
 };
 
 }  // namespace gpupool::controller

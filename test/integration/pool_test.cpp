@@ -186,6 +186,15 @@ class PoolTest : public ClusterTest {
       world(n, world_yaml);
       start_agent(n);
     }
+    for (const auto& n : names) {
+      wait_for(60s, [&] {
+        try {
+          return at(get(kGpuNodes, n), {"status", "gpus"}) != nullptr;
+        } catch (const kube::ApiError&) {
+          return false;
+        }
+      }, "the agent of " + n + " reporting");
+    }
     return names;
   }
   void world(const std::string& node, const std::string& yaml) {
@@ -293,6 +302,10 @@ TEST_F(PoolTest, ApplyingAPoolBringsEveryMemberToTheDriverAndLayoutAndReportsCap
     EXPECT_NE(std::find(taints.begin(), taints.end(), "gpupool.io/dedicated=research"), taints.end());
     EXPECT_FALSE(flag(node, {"spec", "unschedulable"}));
   }
+  // The device plugin's ConfigMap holds the config the agents select.
+  auto cm = client_->get(kube::ResourceRef{kube::core::configmaps(), "gpupool-system", "nvidia-device-plugin-configs", ""});
+  EXPECT_NE(str(cm, {"data", "gpupool-mixed-exclusive"}).find("migStrategy: mixed"), std::string::npos);
+  EXPECT_EQ(label(get(kNodes, names[0]), "nvidia.com/device-plugin.config"), "gpupool-mixed-exclusive");
   // kube-scheduler places a pod on the new MIG devices.
   const std::string pod = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"mig-user"},"spec":{"tolerations":[{"operator":"Exists"}],)"
                           R"("nodeSelector":{"gpupool.io/pool":"converge"},"containers":[{"name":"c","image":"busybox",)"
@@ -331,13 +344,6 @@ TEST_F(PoolTest, EqualPrioritiesConflictAndTheNodeIsLeftAloneUntilOneIsRaised) {
               std::string::npos);
   }
   wait_for(30s, [&] { return label(get(kNodes, n), "gpupool.io/pool-conflict") == "tie-a_tie-b"; }, "the node labelled conflicted");
-  wait_for(30s, [&] {
-    try {
-      return at(get(kGpuNodes, n), {"status", "gpus"}) != nullptr;
-    } catch (const kube::ApiError&) {
-      return false;
-    }
-  }, "the agent's report");
   auto node = get(kNodes, n);
   EXPECT_EQ(label(node, "gpupool.io/pool"), "");
   auto g = get(kGpuNodes, n);
@@ -488,6 +494,38 @@ TEST_F(PoolTest, AControllerKilledMidRolloutResumesWithinMaxUnavailable) {
   for (const auto& n : names) EXPECT_EQ(str(get(kGpuNodes, n), {"status", "driverVersion"}), "560.35.03") << n;
   const auto [most, when] = recorder.worst();
   EXPECT_LE(most, 2) << "more than maxUnavailable nodes disrupted " << when;
+}
+
+TEST_F(PoolTest, AMissingPolicyIsAConditionAndThePolicyListsItsPools) {
+  const auto names = fleet(80, 1, {{"pool-test", "policy"}});
+  start_controller();
+  apply_pool(pool_yaml("with-policy", "pool-test: policy",
+                       "  policyRef: {name: strict}\n  sharing: {mode: timeSlicing, timeSlicing: {replicas: 4}}\n"));
+  ASSERT_TRUE(wait_pool("with-policy", 60s, [](const rapidjson::Value& p) {
+    return condition(p, "Ready", "reason") == "PolicyNotFound";
+  }, "PolicyNotFound"));
+  EXPECT_NE(condition(get(kPools, "with-policy"), "Ready", "message").find("GPUPolicy strict (spec.policyRef) not found"),
+            std::string::npos);
+  EXPECT_NE(str(get(kGpuNodes, names[0]), {"spec", "sharing", "mode"}), "timeSlicing") << "acted without its policy";
+
+  std::string out;
+  const std::string policy = dir_ + "/policy.yaml";
+  std::ofstream(policy) << "apiVersion: gpupool.io/v1alpha1\nkind: GPUPolicy\nmetadata:\n  name: strict\nspec: {}\n";
+  ASSERT_EQ(cluster().kubectl({"apply", "-f", policy}, &out), 0) << out;
+  ASSERT_TRUE(wait_pool("with-policy", 120s, [](const rapidjson::Value& p) { return condition(p, "Ready") == "True"; },
+                        "Ready once the policy exists"));
+  wait_for(30s, [&] {
+    auto p = client_->get(kube::ResourceRef{{"gpupool.io", "v1alpha1", "gpupolicies"}, "", "strict", ""});
+    const auto* pools = at(p, {"status", "pools"});
+    return pools && pools->IsArray() && pools->Size() == 1 && std::string((*pools)[0].GetString()) == "with-policy";
+  }, "the policy lists the pool");
+  // Time-slicing reached the node without a drain, and its device plugin config exists.
+  EXPECT_EQ(label(get(kNodes, names[0]), "nvidia.com/device-plugin.config"), "gpupool-mixed-ts4");
+  auto cm = client_->get(kube::ResourceRef{kube::core::configmaps(), "gpupool-system", "nvidia-device-plugin-configs", ""});
+  const std::string ts4 = str(cm, {"data", "gpupool-mixed-ts4"});
+  EXPECT_NE(ts4.find("timeSlicing"), std::string::npos) << ts4;
+  EXPECT_NE(ts4.find("replicas: 4"), std::string::npos) << ts4;
+  cluster().kubectl_result({"delete", "gpupolicy", "strict", "--wait=false"});
 }
 
 }  // namespace

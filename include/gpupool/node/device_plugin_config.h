@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "gpupool/api/common_types.h"
 
@@ -19,5 +20,15 @@ inline constexpr const char* kDevicePluginConfigLabel = "nvidia.com/device-plugi
 // "gpupool-mixed-exclusive", "gpupool-single-ts4-renamed", "gpupool-mixed-mps8-t50".
 // Always a valid label value.
 std::string device_plugin_config_name(api::MIGStrategy strategy, const api::Sharing& sharing);
+
+// The config of that name in the device plugin's file format (version v1):
+// flags.migStrategy, and sharing.timeSlicing or sharing.mps listing
+// nvidia.com/gpu and, for time-slicing, every MIG resource of the catalog
+// (`mig_profiles`, as nvidia.com/mig-<profile>), each with the replicas, so
+// that what the plugin advertises is what extended_resources() computes.
+// MPS shares only nvidia.com/gpu (the plugin refuses MPS for MIG devices); a
+// default active thread percentage is not part of the plugin's config.
+std::string device_plugin_config_yaml(api::MIGStrategy strategy, const api::Sharing& sharing,
+                                      const std::vector<std::string>& mig_profiles);
 
 }  // namespace gpupool::node
