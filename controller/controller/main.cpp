@@ -6,6 +6,7 @@
 #include "gpupool/common/log.h"
 #include "gpupool/common/shutdown.h"
 #include "gpupool/kube/config.h"
+#include "gpupool/kube/errors.h"
 #include "gpupool/runtime/manager.h"
 #include "gpupool/gpu/mig_parted.h"
 #include "gpupool/runtime/event_recorder.h"
@@ -72,6 +73,15 @@ int main(int argc, char** argv) {
     gpupool::runtime::Manager manager(config, mo);
     auto version = gpupool::kube::parse_json(manager.client().request("GET", "/version", "", "", true).body);
     spdlog::info("connected: Kubernetes {}", gpupool::kube::string_at(version, {"gitVersion"}));
+    // Without our CRDs the informers would wait for a sync that never comes: say so and stop.
+    try {
+      manager.client().request("GET", "/apis/gpupool.io/v1alpha1", "", "", true);
+    } catch (const gpupool::kube::ApiError& e) {
+      if (!e.is_not_found()) throw;
+      spdlog::error("the API server does not serve gpupool.io/v1alpha1: install the CRDs first "
+                    "(kubectl apply --server-side -f crds/, or the Helm chart)");
+      return 1;
+    }
 
     std::optional<gpupool::gpu::MigPartedConfig> mig_parted;
     if (!mig_parted_path.empty()) {

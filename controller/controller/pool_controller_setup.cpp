@@ -71,9 +71,12 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
 
   // Membership is fleet-wide: a pool or node change can move nodes between
   // any pools, so it wakes every pool (tens of them; the queue folds repeats).
-  auto all_pools = [pools](const kube::Object&) {
+  // Handlers capture stores by pointer, never the informers' shared_ptrs
+  // (an informer holding a handler that holds the informer never dies).
+  auto* pool_store = &pools->store();
+  auto all_pools = [pool_store](const kube::Object&) {
     std::vector<Request> out;
-    for (const auto& p : pools->store().list()) out.push_back({"", p->name});
+    for (const auto& p : pool_store->list()) out.push_back({"", p->name});
     return out;
   };
   controller_->watches<kube::Object>(*pools, all_pools);
@@ -93,9 +96,9 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
         return pool.empty() ? std::vector<Request>{} : std::vector<Request>{{"", pool}};
       },
       lease_revived);
-  controller_->watches<kube::Object>(*policies, [pools](const kube::Object& policy) {
+  controller_->watches<kube::Object>(*policies, [pool_store](const kube::Object& policy) {
     std::vector<Request> out;
-    for (const auto& p : pools->store().list()) {
+    for (const auto& p : pool_store->list()) {
       if (kube::string_at(p->doc, {"spec", "policyRef", "name"}) == policy.name) out.push_back({"", p->name});
     }
     return out;

@@ -279,11 +279,20 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   for (const auto& [name, n] : pass.nodes) names.insert(name);
   for (const auto& g : stores_.gpunodes.list()) names.insert(g->name);
   bool holding = false;
+  // Nodes that vanished while they held permission: they still count as
+  // unavailable until their GPUNode goes (with the Node, by its owner reference).
+  std::vector<std::string> vanished;
   for (const auto& name : names) {
     if (member_set.count(name) || conflicted.count(name)) continue;
     auto it = pass.nodes.find(name);
     const kube::Object* node = it == pass.nodes.end() ? nullptr : it->second.get();
     if (!pass.holds(node, name)) continue;
+    auto gn = gpunode(name);
+    if (node == nullptr && gn && gn->HasMember("spec") && (*gn)["spec"].HasMember("disruptionAllowed") &&
+        (*gn)["spec"]["disruptionAllowed"].IsTrue() && pool_obj && !pool_obj->deleting) {
+      vanished.push_back(name);
+      continue;
+    }
     pass.release(node, name);
     holding = true;
   }
@@ -429,6 +438,15 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     rollout_nodes.push_back(rn);
     if (rn.up_to_date && rn.ready) ++st.ready_members;
     for (const auto& [res, n] : gpu_capacity(node.doc)) st.capacity[res] += n;
+  }
+
+  for (const auto& name : vanished) {
+    pool::RolloutNode rn;
+    rn.name = name;
+    rn.granted = true;
+    rn.ready = false;
+    rn.agent_alive = false;
+    rollout_nodes.push_back(rn);
   }
 
   pool::RolloutSettings rs;

@@ -113,16 +113,7 @@ class DeletionRecorder {
 class AgentTest : public ClusterTest {
  protected:
   static void SetUpTestSuite() {
-    auto& c = shared_cluster();
-    std::string out;
-    ASSERT_EQ(c.kubectl({"apply", "--server-side", "-f", std::string(GPUPOOL_SOURCE_DIR) + "/crds"}, &out), 0) << out;
-    for (const char* crd : {"gpunodes.gpupool.io"}) {
-      ASSERT_EQ(c.kubectl({"wait", "--for=condition=Established", "--timeout=60s", "crd/" + std::string(crd)}, &out), 0) << out;
-    }
-    try {
-      create_namespace(c, "gpupool-system");
-    } catch (const std::exception&) {
-    }
+    install_gpupool_crds(shared_cluster());
   }
 
   void SetUp() override {

@@ -40,6 +40,7 @@ struct Candidate {
 
 class ControllerLeaderTest : public ClusterTest {
  protected:
+  static void SetUpTestSuite() { install_gpupool_crds(shared_cluster()); }
   void SetUp() override {
     ClusterTest::SetUp();
     dir_ = make_temp_dir("leader");

@@ -32,7 +32,10 @@ std::vector<std::string> json_messages(const std::string& path) {
 
 bool logged(const std::string& path, const std::string& needle) { return any_with(read_json_log(path), needle); }
 
-class ControllerObserveTest : public ClusterTest {};
+class ControllerObserveTest : public ClusterTest {
+ protected:
+  static void SetUpTestSuite() { install_gpupool_crds(shared_cluster()); }
+};
 
 TEST_F(ControllerObserveTest, ListsAndWatchesNodesThenStopsOnSigterm) {
   NodeSpec gpu;

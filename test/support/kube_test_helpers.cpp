@@ -82,4 +82,14 @@ void remove_tree(const std::string& path) {
   std::filesystem::remove_all(path, ec);
 }
 
+void install_gpupool_crds(testenv::ControlPlane& cluster) {
+  std::string out;
+  ASSERT_EQ(cluster.kubectl({"apply", "--server-side", "-f", std::string(GPUPOOL_SOURCE_DIR) + "/crds"}, &out), 0) << out;
+  for (const char* crd : {"gpunodes.gpupool.io", "gpupools.gpupool.io", "gpupolicies.gpupool.io", "tenantquotas.gpupool.io"}) {
+    ASSERT_EQ(cluster.kubectl({"wait", "--for=condition=Established", "--timeout=60s", "crd/" + std::string(crd)}, &out), 0)
+        << out;
+  }
+  cluster.kubectl_result({"create", "namespace", "gpupool-system"});  // AlreadyExists is fine
+}
+
 }  // namespace gpupool::test

@@ -23,6 +23,11 @@ void wait_for(std::chrono::milliseconds deadline, const std::function<bool()>& c
 // spec.size >= 0) and waits until it is served. Idempotent.
 void install_widget_crd(kube::Client& client);
 
+// Applies crds/ (server-side) and waits until every gpupool.io CRD is
+// Established; the namespace gpupool-system is created too. Idempotent;
+// fails the test on error.
+void install_gpupool_crds(testenv::ControlPlane& cluster);
+
 // A fresh directory under $TMPDIR, and its recursive removal.
 std::string make_temp_dir(const std::string& prefix);
 void remove_tree(const std::string& path);

@@ -81,6 +81,8 @@ TEST(DecideRollout, Table) {
        "failure budget of 0: b"},
       {"cleared failures resume the rollout", {n("a", 'r'), n("b", 'p')}, settings(1, 0), {"a"}, {"a"}, {"a"},
        "maxUnavailable 1"},
+      {"a vanished node that held permission still counts", {no_agent(not_ready(n("gone", 'g'))), n("b", 'p')}, settings(1),
+       {}, {}, {"gone"}, "maxUnavailable 1"},
       {"new member joins mid-rollout and queues", {n("a", 'g'), n("new", 'p')}, settings(1), {}, {}, {"a"}, "maxUnavailable 1"},
       {"no grant beyond the limit even when many wait", {n("a", 'p'), n("b", 'p'), n("c", 'p'), n("d", 'p')}, settings(1),
        {"a"}, {}, {"a"}, "maxUnavailable 1"},
