@@ -234,13 +234,14 @@ int main(int argc, char** argv) {
       if (args.agent.empty()) spec.capacity = {{"nvidia.com/gpu", std::to_string(args.gpus_per_node)}};
       nodes = testenv::create_kwok_nodes(*cluster, args.nodes, spec);
       spdlog::info("localcluster: {} simulated node(s) with {} GPUs each are Ready", nodes.size(), args.gpus_per_node);
+      // The CRDs and the agents' namespace: the controller needs them, agents or not.
+      auto r = cluster->kubectl_result({"apply", "--server-side", "-f", "-"},
+                                       std::string(gpupool::schema::builtin_crds_yaml()));
+      if (r.status != 0) throw std::runtime_error("installing the CRDs failed: " + r.err);
+      r = cluster->kubectl_result({"wait", "--for=condition=Established", "--timeout=60s", "crd", "--all"});
+      if (r.status != 0) throw std::runtime_error("the CRDs did not become Established: " + r.err);
+      testenv::create_namespace(*cluster, "gpupool-system");
       if (!args.agent.empty()) {
-        auto r = cluster->kubectl_result({"apply", "--server-side", "-f", "-"},
-                                         std::string(gpupool::schema::builtin_crds_yaml()));
-        if (r.status != 0) throw std::runtime_error("installing the CRDs failed: " + r.err);
-        r = cluster->kubectl_result({"wait", "--for=condition=Established", "--timeout=60s", "crd", "--all"});
-        if (r.status != 0) throw std::runtime_error("the CRDs did not become Established: " + r.err);
-        testenv::create_namespace(*cluster, "gpupool-system");
         for (const auto& n : nodes) {
           testenv::SpawnSpec a;
           a.path = args.agent;
