@@ -584,7 +584,8 @@ TENANTQUOTA_STATUS = obj("Observed state of the quota, written by the controller
 
 MIG_INSTANCE = obj("A MIG GPU instance to create.", {
     "profile": string("MIG profile name, e.g. \"1g.10gb\".", maxLength=32, minLength=1),
-    "placement": integer("Start memory slice (0-7); unset means any.", minimum=0, maximum=7),
+    "placement": integer("Start memory slice (0-7 on 8-slice GPUs, up to 11 on RTX PRO 6000); unset means any.",
+                         minimum=0, maximum=15),
 }, required=["profile"])
 
 GPU_MIG_LAYOUT = obj("The exact MIG layout of one GPU.", {
@@ -628,9 +629,11 @@ GPUNODE_SPEC = obj("What the GPUs of this node should look like; written by the 
 
 MIG_INSTANCE_STATUS = obj("A MIG GPU instance that exists.", {
     "profile": string("MIG profile name.", maxLength=32),
-    "placement": integer("Start memory slice.", minimum=0, maximum=7),
+    "placement": integer("Start memory slice.", minimum=0, maximum=15),
     "gpuInstanceID": integer("The GPU instance id NVML assigned.", minimum=0),
     "uuid": string("The MIG device UUID (MIG-...).", maxLength=128),
+    "memoryMiB": integer("The instance's memory as the GPU and driver report it (profile sizes move a "
+                         "little between driver branches; the catalog's are nominal).", minimum=0),
 })
 
 GPU_STATUS = obj("One GPU as the agent sees it.", {

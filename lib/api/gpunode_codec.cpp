@@ -54,6 +54,7 @@ void fields(V& v, T& i) {
   v.optional("placement", i.placement);
   v.optional("gpuInstanceID", i.gpu_instance_id);
   v.optional("uuid", i.uuid);
+  v.optional("memoryMiB", i.memory_mib);
 }
 
 template <class V, Like<PartitionStatus> T>

@@ -72,6 +72,8 @@ std::vector<MigDeviceType> mig_device_types(const backend::Inventory& inv, const
         if (const gpu::GpuModel* model = catalog_model(g, catalog); model != nullptr && model->mig) {
           t.catalog_profile = model->mig->profile(m.profile);
         }
+        // The size the GPU reports wins over the catalog's nominal one.
+        t.memory_mib = m.memory_mib > 0 ? m.memory_mib : (t.catalog_profile ? t.catalog_profile->memory_mib : 0);
         out.push_back(t);
         it = std::prev(out.end());
       }

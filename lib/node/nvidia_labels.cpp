@@ -111,7 +111,7 @@ int gi_slices(const MigDeviceType& t) {
 
 // nvml-mig-device.go GetAttributes, the attributes the catalog gives.
 void mig_attribute_labels(Labels& out, const std::string& resource, const MigDeviceType& t) {
-  if (t.catalog_profile != nullptr) out[resource + ".memory"] = std::to_string(t.catalog_profile->memory_mib);
+  if (t.memory_mib > 0) out[resource + ".memory"] = std::to_string(t.memory_mib);
   if (int slices = gi_slices(t); slices > 0) {
     out[resource + ".slices.gi"] = std::to_string(slices);
     out[resource + ".slices.ci"] = std::to_string(slices);

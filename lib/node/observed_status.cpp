@@ -57,7 +57,7 @@ void fill_observed(api::GPUNodeStatus& status, const backend::Inventory& inv) {
         s.partition.mig_mode = g.mig.current == backend::MigMode::enabled ? api::MIGMode::enabled : api::MIGMode::disabled;
       }
       for (const auto& i : g.instances) {
-        s.partition.instances.push_back({i.profile, i.placement_start, i.gpu_instance_id, i.uuid});
+        s.partition.instances.push_back({i.profile, i.placement_start, i.gpu_instance_id, i.uuid, i.memory_mib});
       }
     } else {
       s.partition.capable = !g.compute_partition.empty();

@@ -334,6 +334,7 @@ TEST_F(AgentTest, MigLayoutWaitsForDisruptionThenDrainsOnlyGpuPodsAndAdvertises)
   EXPECT_EQ(str(part, {"migMode"}), "Enabled");
   ASSERT_EQ(part["instances"].Size(), 2u);
   EXPECT_EQ(str(part["instances"][0], {"profile"}), "3g.40gb");
+  EXPECT_EQ(part["instances"][0]["memoryMiB"].GetInt64(), 40192) << "the size the GPU reports";
   EXPECT_EQ(operation(g, "Drain").phase, "Succeeded");
   wait_node(n, 30s, [](const rapidjson::Value& x) {
     return !unschedulable(x) && !has_annotation(x, "gpupool.io/pre-drain-unschedulable") &&

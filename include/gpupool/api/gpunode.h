@@ -66,6 +66,7 @@ struct MIGInstanceStatus {
   std::int32_t placement = 0;
   std::int32_t gpu_instance_id = 0;  // JSON "gpuInstanceID"
   std::string uuid;
+  std::int64_t memory_mib = 0;       // JSON "memoryMiB": as the GPU reports it; 0/absent when unknown
 
   bool operator==(const MIGInstanceStatus&) const = default;
 };

@@ -60,6 +60,9 @@ struct MigInstance {
   int gpu_instance_id = -1;      // GI id the driver gave it
   int compute_instance_id = -1;  // CI id, -1 when it has no compute instance
   std::string uuid;              // "MIG-..." (empty when unknown)
+  // Its memory as this GPU and driver report it (the profile's size moves a
+  // little between driver branches; the catalog's is nominal); 0 when unknown.
+  std::int64_t memory_mib = 0;
   bool operator==(const MigInstance&) const = default;
 };
 

@@ -200,6 +200,7 @@ struct MigDeviceType {
   const backend::GpuInfo* parent = nullptr;  // GPU of its first device
   int count = 0;
   const gpu::MigProfile* catalog_profile = nullptr;  // nullptr when not in the catalog
+  std::int64_t memory_mib = 0;  // as the GPU reports its first device; else the catalog's; 0 unknown
 };
 // Per profile, in order of first appearance (GPU index, then placement);
 // only GPUs whose current MIG mode is enabled.

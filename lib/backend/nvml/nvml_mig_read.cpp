@@ -17,13 +17,17 @@ nvmlReturn_t gi_profile(const Api& api, nvmlDevice_t device, unsigned index, Pro
     nvmlGpuInstanceProfileInfo_v2_t info{};
     info.version = nvmlGpuInstanceProfileInfo_v2;
     ret = api.gi_profile_info_v(device, index, &info);
-    if (ret == NVML_SUCCESS) out = {index, info.id, info.sliceCount, info.instanceCount};
+    if (ret == NVML_SUCCESS) {
+      out = {index, info.id, info.sliceCount, info.instanceCount, static_cast<std::int64_t>(info.memorySizeMB)};
+    }
   }
   if ((ret == NVML_ERROR_FUNCTION_NOT_FOUND || ret == NVML_ERROR_ARGUMENT_VERSION_MISMATCH) &&
       api.gi_profile_info != nullptr) {
     nvmlGpuInstanceProfileInfo_t info{};
     ret = api.gi_profile_info(device, index, &info);
-    if (ret == NVML_SUCCESS) out = {index, info.id, info.sliceCount, info.instanceCount};
+    if (ret == NVML_SUCCESS) {
+      out = {index, info.id, info.sliceCount, info.instanceCount, static_cast<std::int64_t>(info.memorySizeMB)};
+    }
   }
   return ret;
 }
@@ -34,13 +38,13 @@ nvmlReturn_t ci_profile(const Api& api, nvmlGpuInstance_t instance, unsigned ind
     nvmlComputeInstanceProfileInfo_v2_t info{};
     info.version = nvmlComputeInstanceProfileInfo_v2;
     ret = api.ci_profile_info_v(instance, index, NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED, &info);
-    if (ret == NVML_SUCCESS) out = {index, info.id, info.sliceCount, info.instanceCount};
+    if (ret == NVML_SUCCESS) out = {index, info.id, info.sliceCount, info.instanceCount, 0};
   }
   if ((ret == NVML_ERROR_FUNCTION_NOT_FOUND || ret == NVML_ERROR_ARGUMENT_VERSION_MISMATCH) &&
       api.ci_profile_info != nullptr) {
     nvmlComputeInstanceProfileInfo_t info{};
     ret = api.ci_profile_info(instance, index, NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED, &info);
-    if (ret == NVML_SUCCESS) out = {index, info.id, info.sliceCount, info.instanceCount};
+    if (ret == NVML_SUCCESS) out = {index, info.id, info.sliceCount, info.instanceCount, 0};
   }
   return ret;
 }
@@ -155,6 +159,7 @@ std::vector<MigInstance> read_mig_instances(const Library& lib, nvmlDevice_t dev
               "profile id " + std::to_string(profile.id));
     for (unsigned i = 0; i < count && i < found.size(); ++i) {
       instances.push_back(describe_gpu_instance(lib, found[i], gpu, model, uuids));
+      instances.back().memory_mib = profile.memory_mib;
     }
   }
   std::sort(instances.begin(), instances.end(), [](const MigInstance& a, const MigInstance& b) {

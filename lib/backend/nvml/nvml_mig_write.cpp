@@ -92,7 +92,9 @@ MigInstance create_mig_instance(const Library& lib, nvmlDevice_t device, int gpu
     api.destroy_gpu_instance(instance);  // leave no half-made instance; the first error is the one to report
     throw;
   }
-  return describe_gpu_instance(lib, instance, gpu, model, mig_device_uuids(lib, device, gpu));
+  MigInstance created = describe_gpu_instance(lib, instance, gpu, model, mig_device_uuids(lib, device, gpu));
+  created.memory_mib = gi_profile->memory_mib;
+  return created;
 }
 
 void destroy_mig_instance(const Library& lib, nvmlDevice_t device, int gpu, int gpu_instance_id) {

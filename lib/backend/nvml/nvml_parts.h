@@ -38,6 +38,7 @@ struct ProfileInfo {
   unsigned id = 0;              // the profile id every other call takes
   unsigned slice_count = 0;     // compute slices
   unsigned instance_count = 0;  // most instances
+  std::int64_t memory_mib = 0;  // memorySizeMB: the instance's memory as this driver reports it
 };
 // Enumerated from 0 until NVML answers NVML_ERROR_INVALID_ARGUMENT, skipping
 // NVML_ERROR_NOT_SUPPORTED.

@@ -41,6 +41,7 @@ void merge_mig_tables(Inventory& inventory, const std::vector<GpuInstanceRow>& g
       }
       if (device != nullptr) {
         if (instance.compute_instance_id < 0) instance.compute_instance_id = device->compute_instance_id;
+        instance.memory_mib = device->memory_mib;
         for (const ListedGpu& l : listed) {
           if (l.index != gpu.index) continue;
           for (const ListedMigDevice& m : l.mig_devices) {

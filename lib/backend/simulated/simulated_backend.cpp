@@ -193,6 +193,9 @@ Inventory SimulatedBackend::inventory() {
     if (g.mig_capable) {
       g.mig = st.mig;
       if (st.mig.current == MigMode::enabled) g.instances = st.instances;
+      for (auto& inst : g.instances) {  // a simulated GPU reports its catalog's sizes
+        if (const auto* p = b.model->mig->profile(inst.profile)) inst.memory_mib = p->memory_mib;
+      }
     }
     if (b.model->amd_partitions) {
       g.compute_partition = st.compute_partition.empty() ? b.model->amd_partitions->compute.front()
@@ -360,6 +363,7 @@ MigInstance SimulatedBackend::create_mig_instance(int gpu_index, const std::stri
   inst.gpu_instance_id = st.next_gpu_instance_id++;
   inst.compute_instance_id = 0;
   inst.uuid = sim::simulated_uuid("MIG-", impl_->options.node_name, gpu_index, inst.gpu_instance_id);
+  inst.memory_mib = p.memory_mib;
   st.instances.push_back(inst);
   std::sort(st.instances.begin(), st.instances.end(),
             [](const auto& x, const auto& y) { return x.placement_start < y.placement_start; });

@@ -188,7 +188,7 @@ inline GPUNode full_gpunode() {
   g.pci_bus_id = "00000000:3B:00.0";
   g.partition.capable = true;
   g.partition.mig_mode = MIGMode::enabled;
-  g.partition.instances = {MIGInstanceStatus{"3g.40gb", 0, 1, "MIG-abc"}, MIGInstanceStatus{"1g.10gb", 4, 2, "MIG-def"}};
+  g.partition.instances = {MIGInstanceStatus{"3g.40gb", 0, 1, "MIG-abc", 40192}, MIGInstanceStatus{"1g.10gb", 4, 2, "MIG-def", 0}};
   g.partition.compute_partition = AMDComputePartition::dpx;
   g.partition.memory_partition = AMDMemoryPartition::nps2;
   g.health = GPUHealth::degraded;

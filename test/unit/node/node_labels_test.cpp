@@ -497,6 +497,28 @@ TEST(NodeLabels, WithoutCatalogNoModelLabelNorMigSizes) {
   EXPECT_EQ(l.at("nvidia.com/mig-1g.10gb.count"), "7");
 }
 
+TEST(NodeLabels, MigMemoryIsWhatTheGpuReportsOverTheCatalog) {
+  // The driver reports 1g.10gb at 9856 MiB where the catalog says 9728: the GPU wins.
+  auto instances = seven_1g10gb();
+  for (auto& i : instances) i.memory_mib = 9856;
+  Inventory inv = inventory({with_mig(a100(0), instances)});
+  LabelInputs in;
+  in.inventory = &inv;
+  in.catalog = &gpu::Catalog::builtin();
+  EXPECT_EQ(node_labels(in).at("nvidia.com/mig-1g.10gb.memory"), "9856");
+  in.mig_strategy = api::MIGStrategy::single;
+  EXPECT_EQ(node_labels(in).at("nvidia.com/gpu.memory"), "9856");
+  // Without a reported size, still the catalog's.
+  Inventory plain = inventory({with_mig(a100(0), seven_1g10gb())});
+  in.inventory = &plain;
+  in.mig_strategy = api::MIGStrategy::mixed;
+  EXPECT_EQ(node_labels(in).at("nvidia.com/mig-1g.10gb.memory"), "9728");
+  // With neither (no catalog), no size at all.
+  in.catalog = nullptr;
+  in.inventory = &inv;
+  EXPECT_EQ(node_labels(in).at("nvidia.com/mig-1g.10gb.memory"), "9856");
+}
+
 TEST(NodeLabels, LongProductNameIsCutToAValidValue) {
   GpuInfo g = nvidia(0, "NVIDIA " + std::string(70, 'X') + " - Edition", "", 0x1, 1, 8, 0, false);
   Inventory inv = inventory({g});

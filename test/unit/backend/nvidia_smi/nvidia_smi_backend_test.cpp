@@ -62,9 +62,9 @@ TEST(NvidiaSmiBackend, InventoryOfAMigBox) {
   EXPECT_EQ(inv.cuda_version, "12.4");
   ASSERT_EQ(inv.gpus.size(), 2u);
   const std::vector<MigInstance> expected{
-      {"2g.20gb", 14, 0, 2, 5, 0, "MIG-11111111-2222-5333-8444-555555555505"},
-      {"1g.10gb", 19, 2, 1, 13, 0, "MIG-11111111-2222-5333-8444-555555555513"},
-      {"3g.40gb", 9, 4, 4, 1, 0, "MIG-11111111-2222-5333-8444-555555555501"}};
+      {"2g.20gb", 14, 0, 2, 5, 0, "MIG-11111111-2222-5333-8444-555555555505", 19968},
+      {"1g.10gb", 19, 2, 1, 13, 0, "MIG-11111111-2222-5333-8444-555555555513", 9728},
+      {"3g.40gb", 9, 4, 4, 1, 0, "MIG-11111111-2222-5333-8444-555555555501", 40192}};
   EXPECT_EQ(inv.gpus[0].instances, expected);
   EXPECT_EQ(inv.gpus[1].mig, (MigModeState{MigMode::disabled, MigMode::enabled}));
   EXPECT_EQ(inv.links, (std::vector<GpuLink>{{0, 1, LinkKind::nvlink, 12}}));
@@ -156,7 +156,7 @@ TEST(NvidiaSmiBackend, CreateMigInstance) {
   const MigInstance made = backend_for(fake)->create_mig_instance(0, "1g.10gb", 6);
   EXPECT_EQ(fake.calls(), (std::vector<std::string>{kQuery + " -i 0", "mig -i 0 -cgi 19:6 -C", "-q -x", "mig -lgi",
                                                     "mig -lci", "-L", "topo -m"}));
-  EXPECT_EQ(made, (MigInstance{"1g.10gb", 19, 6, 1, 6, -1, ""}));  // read back: no compute instance in -lci yet
+  EXPECT_EQ(made, (MigInstance{"1g.10gb", 19, 6, 1, 6, -1, "", 0}));  // read back: no compute instance in -lci yet
 }
 
 TEST(NvidiaSmiBackend, CreateRefusesWhatTheModelDoesNotAllowBeforeRunningAnything) {

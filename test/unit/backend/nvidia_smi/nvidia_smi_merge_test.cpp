@@ -19,9 +19,10 @@ TEST(MergeMigTables, FixturesOfOneBox) {
   merge_mig_tables(xml.inventory, gis, cis, xml.mig_devices, listed, catalog);
   ASSERT_EQ(xml.inventory.gpus.size(), 2u);
   const std::vector<MigInstance> expected{
-      {"2g.20gb", 14, 0, 2, 5, 0, "MIG-11111111-2222-5333-8444-555555555505"},
-      {"1g.10gb", 19, 2, 1, 13, 0, "MIG-11111111-2222-5333-8444-555555555513"},
-      {"3g.40gb", 9, 4, 4, 1, 0, "MIG-11111111-2222-5333-8444-555555555501"}};
+      // memory: each MIG device's <fb_memory_usage><total>, as the driver reports it
+      {"2g.20gb", 14, 0, 2, 5, 0, "MIG-11111111-2222-5333-8444-555555555505", 19968},
+      {"1g.10gb", 19, 2, 1, 13, 0, "MIG-11111111-2222-5333-8444-555555555513", 9728},
+      {"3g.40gb", 9, 4, 4, 1, 0, "MIG-11111111-2222-5333-8444-555555555501", 40192}};
   EXPECT_EQ(xml.inventory.gpus[0].instances, expected);
   EXPECT_TRUE(xml.inventory.gpus[1].instances.empty());
 }
@@ -35,7 +36,7 @@ TEST(MergeMigTables, GpuInstanceWithoutComputeInstance) {
   // The -lgi name is replaced by the catalog's name for that profile id.
   merge_mig_tables(inv, {{0, "MIG-1g.6gb", 14, 3, 1, 1}}, {}, {}, {}, gpu::Catalog::builtin());
   ASSERT_EQ(inv.gpus[0].instances.size(), 1u);
-  EXPECT_EQ(inv.gpus[0].instances[0], (MigInstance{"1g.6gb", 14, 1, 1, 3, -1, ""}));
+  EXPECT_EQ(inv.gpus[0].instances[0], (MigInstance{"1g.6gb", 14, 1, 1, 3, -1, "", 0}));
 }
 
 TEST(MergeMigTables, UnknownModelKeepsTheLgiName) {
@@ -44,7 +45,7 @@ TEST(MergeMigTables, UnknownModelKeepsTheLgiName) {
   merge_mig_tables(inv, {{0, "1g.12gb", 44, 7, 3, 1}, {1, "1g.12gb", 44, 8, 0, 1}}, {{0, 7, "1g.12gb", 0, 2, 0, 1}},
                    {}, {}, gpu::Catalog::builtin());
   ASSERT_EQ(inv.gpus[0].instances.size(), 1u);
-  EXPECT_EQ(inv.gpus[0].instances[0], (MigInstance{"1g.12gb", 44, 3, 1, 7, 2, ""}));
+  EXPECT_EQ(inv.gpus[0].instances[0], (MigInstance{"1g.12gb", 44, 3, 1, 7, 2, "", 0}));
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ TEST_F(NvmlMigTest, CreatesAtPlacementsAndDestroys) {
   EXPECT_EQ(three.gpu_instance_id, 1);
   EXPECT_EQ(three.compute_instance_id, 0);
   EXPECT_EQ(three.uuid.rfind("MIG-", 0), 0U) << three.uuid;
+  EXPECT_EQ(three.memory_mib, 40192) << "the size NVML's profile info reports";
 
   const MigInstance four = backend->create_mig_instance(0, "4g.40gb", 0);
   EXPECT_EQ(four.profile_id, 5);
