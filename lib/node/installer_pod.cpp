@@ -3,29 +3,18 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <cstdio>
+#include "gpupool/common/short_hash.h"
 
 namespace gpupool::node {
 namespace {
 
 using rapidjson::Value;
 
-std::string short_hash(const std::string& s) {
-  // FNV-1a: stable across runs and builds (std::hash is not guaranteed to be)
-  std::uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return std::string(buf, 10);
-}
 
 // Label values are at most 63 characters.
 std::string label_value(const std::string& node) {
   if (node.size() <= 63) return node;
-  return node.substr(0, 52) + "-" + short_hash(node);
+  return node.substr(0, 52) + "-" + common::short_hash(node);
 }
 
 const Value* member(const Value& v, const char* name) {
@@ -44,7 +33,7 @@ std::string string_member(const Value* v, const char* name) {
 std::string installer_pod_name(const std::string& node_name) {
   const std::string name = std::string(kInstallerComponent) + "-" + node_name;
   if (name.size() <= 253) return name;
-  return name.substr(0, 242) + "-" + short_hash(node_name);
+  return name.substr(0, 242) + "-" + common::short_hash(node_name);
 }
 
 std::string installer_pod_manifest(const InstallerPodInput& in) {

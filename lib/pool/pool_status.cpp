@@ -1,18 +1,9 @@
 #include "gpupool/pool/pool_status.h"
 
 #include "gpupool/api/conditions.h"
+#include "name_list.h"
 
 namespace gpupool::pool {
-namespace {
-
-std::string list(const std::vector<std::string>& names, std::size_t at_most = 10) {
-  std::string out;
-  for (std::size_t i = 0; i < names.size() && i < at_most; ++i) out += (i ? ", " : "") + names[i];
-  if (names.size() > at_most) out += ", and " + std::to_string(names.size() - at_most) + " more";
-  return out;
-}
-
-}  // namespace
 
 api::GPUPoolStatus build_pool_status(const PoolStatusInput& in, const api::GPUPoolStatus& previous, const api::Time& now) {
   api::GPUPoolStatus s;
@@ -58,10 +49,10 @@ api::GPUPoolStatus build_pool_status(const PoolStatusInput& in, const api::GPUPo
       for (const auto& p : c.pools) {
         if (p != in.pool) others.push_back(p);
       }
-      parts.push_back("node " + c.node + " is also selected by " + list(others));
+      parts.push_back("node " + c.node + " is also selected by " + name_list(others));
     }
     cond("Conflict", ConditionStatus::true_, "EqualPriority",
-         list(parts, 20) + " at the same priority; no pool acts on such a node until one pool's priority or "
+         name_list(parts, 20) + " at the same priority; no pool acts on such a node until one pool's priority or "
                            "nodeSelector changes");
   }
 
@@ -73,12 +64,12 @@ api::GPUPoolStatus build_pool_status(const PoolStatusInput& in, const api::GPUPo
   }
   if (d.budget_exhausted) {
     cond("Degraded", ConditionStatus::true_, "FailureBudgetExceeded",
-         std::to_string(d.failed.size()) + " nodes failed: " + list(failed_text) +
+         std::to_string(d.failed.size()) + " nodes failed: " + name_list(failed_text) +
              ". No new node starts until the pool's spec changes or a failure is cleared with "
              "`kubectl annotate gpunode NODE gpupool.io/retry=true`");
   } else {
     cond("Degraded", ConditionStatus::false_, "WithinBudget",
-         d.failed.empty() ? "" : std::to_string(d.failed.size()) + " node(s) failed, within the failure budget: " + list(failed_text));
+         d.failed.empty() ? "" : std::to_string(d.failed.size()) + " node(s) failed, within the failure budget: " + name_list(failed_text));
   }
 
   // Progressing, Ready, rollout message
@@ -90,7 +81,7 @@ api::GPUPoolStatus build_pool_status(const PoolStatusInput& in, const api::GPUPo
     message = *in.policy_problem + "; no node is changed until it exists or spec.policyRef is removed";
   } else if (!in.spec_problems.empty()) {
     reason = "InvalidSpec";
-    message = list(in.spec_problems);
+    message = name_list(in.spec_problems);
   } else if (in.members == 0) {
     reason = "NoMembers";
     message = in.conflicts.empty() ? "no node matches spec.nodeSelector" : "every matching node is in conflict";
@@ -99,11 +90,11 @@ api::GPUPoolStatus build_pool_status(const PoolStatusInput& in, const api::GPUPo
     message = "spec.paused: no new node starts; " + std::to_string(d.in_progress.size()) + " in progress finish";
   } else if (d.budget_exhausted) {
     reason = "FailureBudgetExceeded";
-    message = d.waiting.empty() ? std::to_string(d.failed.size()) + " nodes failed: " + list(failed_text) : d.waiting;
+    message = d.waiting.empty() ? std::to_string(d.failed.size()) + " nodes failed: " + name_list(failed_text) : d.waiting;
   } else if (!d.in_progress.empty()) {
     progressing = ConditionStatus::true_;
     reason = "RollingOut";
-    message = std::to_string(d.in_progress.size()) + " in progress (" + list(d.in_progress) + "), " +
+    message = std::to_string(d.in_progress.size()) + " in progress (" + name_list(d.in_progress) + "), " +
               std::to_string(r.pending) + " waiting, " + std::to_string(d.updated) + " of " +
               std::to_string(in.members) + " up to date" + (d.waiting.empty() ? "" : "; " + d.waiting);
   } else if (!in.window_open && !d.pending.empty()) {
@@ -113,10 +104,10 @@ api::GPUPoolStatus build_pool_status(const PoolStatusInput& in, const api::GPUPo
     progressing = ConditionStatus::true_;
     reason = "WaitingForTurn";
     message = d.waiting.empty() ? std::to_string(r.pending) + " node(s) waiting" : d.waiting;
-    if (!d.no_agent.empty()) message += "; no agent heartbeat from " + list(d.no_agent);
+    if (!d.no_agent.empty()) message += "; no agent heartbeat from " + name_list(d.no_agent);
   } else if (!d.failed.empty()) {
     reason = "NodesFailed";
-    message = list(failed_text);
+    message = name_list(failed_text);
   } else {
     reason = "Complete";
     message = "all " + std::to_string(in.members) + " member nodes match the spec";

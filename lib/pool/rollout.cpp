@@ -4,17 +4,9 @@
 #include <set>
 #include <tuple>
 
+#include "name_list.h"
+
 namespace gpupool::pool {
-namespace {
-
-std::string list(const std::vector<std::string>& names, std::size_t at_most = 10) {
-  std::string out;
-  for (std::size_t i = 0; i < names.size() && i < at_most; ++i) out += (i ? ", " : "") + names[i];
-  if (names.size() > at_most) out += ", and " + std::to_string(names.size() - at_most) + " more";
-  return out;
-}
-
-}  // namespace
 
 std::int32_t resolve_max_unavailable(const api::IntOrString& value, std::int32_t members) {
   std::int64_t n = 1;
@@ -75,7 +67,7 @@ RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSett
       d.waiting = "paused (spec.paused)";
     } else if (d.budget_exhausted) {
       d.waiting = std::to_string(d.failed.size()) + " nodes failed, more than the failure budget of " +
-                  std::to_string(settings.failure_budget) + ": " + list(d.failed);
+                  std::to_string(settings.failure_budget) + ": " + name_list(d.failed);
     } else if (!settings.window_open) {
       d.waiting = settings.window_message.empty() ? "outside the maintenance windows" : settings.window_message;
     } else {
@@ -94,7 +86,7 @@ RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSett
       if (!left.empty()) {
         std::vector<std::string> now(unavailable.begin(), unavailable.end());
         d.waiting = std::to_string(unavailable.size()) + " of " + std::to_string(nodes.size()) +
-                    " nodes unavailable (maxUnavailable " + std::to_string(settings.max_unavailable) + "): " + list(now);
+                    " nodes unavailable (maxUnavailable " + std::to_string(settings.max_unavailable) + "): " + name_list(now);
       }
       waiting_nodes = left;
     }

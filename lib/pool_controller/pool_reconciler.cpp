@@ -3,9 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cstdio>
 
 #include "gpupool/api/codec.h"
+#include "gpupool/common/short_hash.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/resource.h"
 #include "gpupool/pool/desired_spec.h"
@@ -26,17 +26,6 @@ using Doc = rapidjson::Document;
 kube::ResourceRef pools_ref() { return {{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""}; }
 kube::ResourceRef gpunodes_ref() { return {{"gpupool.io", "v1alpha1", "gpunodes"}, "", "", ""}; }
 kube::ResourceRef nodes_ref() { return {kube::core::nodes(), "", "", ""}; }
-
-std::string fnv_hex(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
 
 // The spec part of a GPUNode as JSON (the codec's encoding, defaults included).
 rapidjson::Value encode_spec(const std::string& name, const api::GPUNodeSpec& spec, Doc::AllocatorType& alloc) {
@@ -221,7 +210,7 @@ PoolReconciler::PoolReconciler(kube::Client& client, PoolStores stores, PoolReco
 std::string PoolReconciler::label_manager(const std::string& pool) {
   const std::string name = "gpupool-pool-" + pool;
   if (name.size() <= 128) return name;
-  return name.substr(0, 111) + "-" + fnv_hex(pool);
+  return name.substr(0, 111) + "-" + common::short_hash(pool, 16);
 }
 
 std::shared_ptr<const rapidjson::Document> PoolReconciler::gpunode(const std::string& name) {
