@@ -1,9 +1,11 @@
 // Catalog YAML -> GpuModel values: every field's shape and notation.
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <set>
 
 #include "catalog_internal.h"
+#include "gpupool/gpu/mig_profile_name.h"
 #include "placement_notation.h"
 #include "text.h"
 #include "yaml_util.h"
@@ -104,6 +106,12 @@ MigProfile read_profile(std::string_view origin, const std::string& prefix, std:
   const auto placements = parse_placements(m.string("placements"));
   if (const auto* why = std::get_if<std::string>(&placements)) m.fail("placements", *why);
   p.placements = std::get<std::vector<MigPlacement>>(placements);
+  // A name that does not parse is reported by the catalog's validation.
+  const auto parsed = parse_mig_profile_name(p.name);
+  if (const auto* read = std::get_if<MigProfileName>(&parsed)) {
+    const auto& a = read->attributes;
+    p.media_extensions = std::find(a.begin(), a.end(), "me") != a.end() || std::find(a.begin(), a.end(), "me.all") != a.end();
+  }
   return p;
 }
 

@@ -48,12 +48,22 @@ std::optional<PlanError> check_sums(const GpuModel& model, const ProfileCounts& 
     return PlanError{what + " need " + std::to_string(memory) + " memory slices; " + short_name(model) + " has " +
                      std::to_string(mig.memory_slices)};
   }
+  std::vector<std::string> with_media;
+  int media = 0;
   for (const auto& [name, count] : ordered) {
     const MigProfile& p = detail::known_profile(mig, name);
     if (count > p.max_count) {
       return PlanError{std::to_string(count) + " x " + name + " exceed the maximum of " + std::to_string(p.max_count) +
                        " for " + short_name(model)};
     }
+    if (p.media_extensions && count > 0) {
+      media += count;
+      with_media.push_back(count == 1 ? name : std::to_string(count) + " x " + name);
+    }
+  }
+  if (media > 1) {
+    return PlanError{text::join(with_media, " + ") + " would hold the media extensions " + std::to_string(media) +
+                     " times; " + short_name(model) + " has one set, so at most one instance per GPU may be +me or +me.all"};
   }
   return std::nullopt;
 }

@@ -37,13 +37,16 @@ class FeasibleLayouts {
       const Candidate& cand = candidates_[c];
       const detail::SliceMask m = detail::mask_of(cand.placement.start, cand.placement.size);
       if ((used & m) != 0 || compute + cand.profile->compute_slices > mig_.compute_slices ||
-          counts_[cand.rank] >= cand.profile->max_count) {
+          counts_[cand.rank] >= cand.profile->max_count || (media_used_ && cand.profile->media_extensions)) {
         continue;
       }
       ++counts_[cand.rank];
+      const bool media_before = media_used_;
+      media_used_ = media_used_ || cand.profile->media_extensions;
       layout_.push_back({cand.profile->name, cand.placement.start, cand.placement.size});
       run(c + 1, used | m, compute + cand.profile->compute_slices);
       layout_.pop_back();
+      media_used_ = media_before;
       --counts_[cand.rank];
     }
   }
@@ -57,6 +60,7 @@ class FeasibleLayouts {
   std::vector<const MigProfile*> ranked_;
   std::vector<Candidate> candidates_;
   std::vector<int> counts_;
+  bool media_used_ = false;  // an instance holds the GPU's one set of media extensions
   Layout layout_;
   std::map<std::vector<int>, Layout> found_;
 };

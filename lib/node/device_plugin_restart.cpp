@@ -3,19 +3,15 @@
 #include <string_view>
 
 #include "gpupool/common/rfc3339.h"
+#include "gpupool/kube/json_access.h"
 
 namespace gpupool::node {
 namespace {
 
 using rapidjson::Value;
 
-const Value* member(const Value* v, const char* name) {
-  if (v == nullptr || !v->IsObject()) return nullptr;
-  auto it = v->FindMember(name);
-  return it == v->MemberEnd() ? nullptr : &it->value;
-}
-
-std::string string_of(const Value* v) { return v && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : ""; }
+using kube::member;
+using kube::string_of;
 
 bool matches(const Value* labels, std::string_view selector) {
   if (selector.empty()) return false;

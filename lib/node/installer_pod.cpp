@@ -4,6 +4,7 @@
 #include <rapidjson/writer.h>
 
 #include "gpupool/common/short_hash.h"
+#include "gpupool/kube/json_access.h"
 
 namespace gpupool::node {
 namespace {
@@ -17,11 +18,7 @@ std::string label_value(const std::string& node) {
   return node.substr(0, 52) + "-" + common::short_hash(node);
 }
 
-const Value* member(const Value& v, const char* name) {
-  if (!v.IsObject()) return nullptr;
-  auto it = v.FindMember(name);
-  return it == v.MemberEnd() ? nullptr : &it->value;
-}
+using kube::member;
 
 std::string string_member(const Value* v, const char* name) {
   const Value* m = v ? member(*v, name) : nullptr;

@@ -3,22 +3,15 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "gpupool/kube/json_access.h"
+
 namespace gpupool::node {
 namespace {
 
-const rapidjson::Value* member(const rapidjson::Value& v, const char* name) {
-  if (!v.IsObject()) return nullptr;
-  auto it = v.FindMember(name);
-  return it == v.MemberEnd() ? nullptr : &it->value;
-}
+using kube::member;
 
-const rapidjson::Value* path(const rapidjson::Value& v, std::initializer_list<const char*> names) {
-  const rapidjson::Value* cur = &v;
-  for (const char* n : names) {
-    cur = member(*cur, n);
-    if (cur == nullptr) return nullptr;
-  }
-  return cur;
+const rapidjson::Value* path(const rapidjson::Value& v, std::initializer_list<std::string_view> names) {
+  return kube::value_at(v, names);
 }
 
 std::map<std::string, std::string> string_map(const rapidjson::Value* v) {

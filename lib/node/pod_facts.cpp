@@ -5,6 +5,7 @@
 #include <cctype>
 #include <set>
 
+#include "gpupool/kube/json_access.h"
 #include "gpupool/node/drain_plan.h"
 
 namespace gpupool::node {
@@ -12,14 +13,7 @@ namespace {
 
 using rapidjson::Value;
 
-// obj[name] when obj is an object holding a non-null `name`, else nullptr.
-const Value* member(const Value& obj, std::string_view name) {
-  if (!obj.IsObject()) return nullptr;
-  const Value key(rapidjson::StringRef(name.data(), name.size()));
-  const auto it = obj.FindMember(key);
-  if (it == obj.MemberEnd() || it->value.IsNull()) return nullptr;
-  return &it->value;
-}
+using kube::member;
 
 std::string string_at(const Value& obj, std::string_view name) {
   const Value* v = member(obj, name);

@@ -5,6 +5,7 @@
 #include "gpupool/api/conditions.h"
 #include "gpupool/api/enum_names.h"
 #include "gpupool/common/rfc3339.h"
+#include "gpupool/kube/json_access.h"
 #include "gpupool/node/node_labels.h"
 
 namespace gpupool::pool_controller {
@@ -12,13 +13,8 @@ namespace {
 
 using rapidjson::Value;
 
-const Value* member(const Value* v, const char* name) {
-  if (v == nullptr || !v->IsObject()) return nullptr;
-  auto it = v->FindMember(name);
-  return it == v->MemberEnd() ? nullptr : &it->value;
-}
-
-std::string str(const Value* v) { return v && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : ""; }
+using kube::member;
+std::string str(const Value* v) { return kube::string_of(v); }
 
 }  // namespace
 

@@ -74,6 +74,24 @@ struct PoolReconciler::Pass {
     if (r.options_.events) r.options_.events->record(runtime::reference_to(regarding), type, reason, action, note);
   }
 
+  // An Event about one member: on its Node (what `kubectl describe node`
+  // shows), or on its GPUNode when the Node is gone.
+  void node_event(const std::string& name, const rapidjson::Value* gpunode, runtime::EventType type,
+                  const std::string& reason, const std::string& action, const std::string& note) {
+    if (!r.options_.events) return;
+    auto node = nodes.find(name);
+    if (node != nodes.end()) {
+      runtime::ObjectReference ref;
+      ref.api_version = "v1";
+      ref.kind = "Node";
+      ref.name = name;
+      ref.uid = node->second->uid;
+      r.options_.events->record(ref, type, reason, action, note);
+    } else if (gpunode) {
+      event(*gpunode, type, reason, action, note);
+    }
+  }
+
   // Server-side apply of `labels` (the complete set this pool wants there)
   // with the pool's field manager; nothing when already so.
   // Returns the Node's resourceVersion afterwards.
@@ -185,8 +203,8 @@ struct PoolReconciler::Pass {
       api::GPUNodeSpec spec = pool::unowned_gpunode_spec(name);
       write_spec(name, gn, spec);
       spdlog::info("pool {}: node {} released (spec.pool cleared, nothing desired)", pool_name, name);
-      event(*gn, runtime::EventType::Normal, "Released", "Release",
-            "node left GPUPool " + pool_name + "; its GPUs are left as they are");
+      node_event(name, gn.get(), runtime::EventType::Normal, "Released", "Release",
+                 "node left GPUPool " + pool_name + "; its GPUs are left as they are");
     }
   }
 
@@ -459,17 +477,17 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     const bool done = std::any_of(rollout_nodes.begin(), rollout_nodes.end(),
                                   [&](const pool::RolloutNode& n) { return n.name == name && n.up_to_date; });
     if (done) {
-      pass.event(*gn, runtime::EventType::Normal, "Updated", "Update", "node matches GPUPool " + request.name);
+      pass.node_event(name, gn.get(), runtime::EventType::Normal, "Updated", "Update", "node matches GPUPool " + request.name);
       pass.event(pool_obj->doc, runtime::EventType::Normal, "NodeUpdated", "Update", "node " + name + " matches the spec");
     } else {
-      pass.event(*gn, runtime::EventType::Normal, "RetryRequested", "Retry",
+      pass.node_event(name, gn.get(), runtime::EventType::Normal, "RetryRequested", "Retry",
                  "failure cleared by annotation " + std::string(kRetryAnnotation) + "; the node waits for its turn again");
     }
   }
   for (const auto& name : decision.grant) {
     pass.set_permission(name, current.at(name), true, false);
     spdlog::info("pool {}: node {} may be disrupted now", request.name, name);
-    pass.event(*current.at(name), runtime::EventType::Normal, "DisruptionAllowed", "Update",
+    pass.node_event(name, current.at(name).get(), runtime::EventType::Normal, "DisruptionAllowed", "Update",
                "GPUPool " + request.name + " lets the agent drain and change the node now");
     pass.event(pool_obj->doc, runtime::EventType::Normal, "NodeUpdating", "Update", "node " + name + " is being changed");
   }
@@ -479,6 +497,9 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     for (const auto& name : decision.failed) {
       if (!seen.insert(name).second) continue;
       pass.event(pool_obj->doc, runtime::EventType::Warning, "NodeFailed", "Update", name + ": " + st.failures[name]);
+      auto gn = current.find(name);
+      pass.node_event(name, gn == current.end() ? nullptr : gn->second.get(), runtime::EventType::Warning, "UpdateFailed",
+                      "Update", "GPUPool " + request.name + ": " + st.failures[name]);
     }
     for (auto it = seen.begin(); it != seen.end();) {
       it = std::find(decision.failed.begin(), decision.failed.end(), *it) == decision.failed.end() ? seen.erase(it)

@@ -303,8 +303,12 @@ TEST_F(CrdInstallTest, SamplesApplyClientSideAndServerSide) {
   };
   const std::vector<Columns> tables = {
       {{"get", "gpupools"},
-       {"NAME", "VENDOR", "NODES", "READY", "DRIVER", "SHARING", "STATUS", "AGE"},
-       {"a100-80gb-mig", "nvidia", "amd", "570.133.20", "exclusive", "timeSlicing"}},
+       {"NAME", "VENDOR", "NODES", "READY", "UPDATING", "FAILED", "DRIVER", "PROGRESSING", "DEGRADED", "STATUS", "AGE"},
+       {"a100-80gb-mig", "nvidia", "amd", "570.133.20"}},
+      {{"get", "gpupools", "-o", "wide"},
+       {"NAME", "VENDOR", "NODES", "READY", "UPDATING", "FAILED", "DRIVER", "PROGRESSING", "DEGRADED", "CONFLICT",
+        "SHARING", "STATUS", "AGE"},
+       {"a100-80gb-mig", "exclusive", "timeSlicing"}},
       {{"get", "gpupolicies"}, {"NAME", "APPROVAL", "BORROWING", "POOLS", "AGE"}, {"default-gpu-policy", "Automatic", "true"}},
       {{"get", "tenantquotas", "-A"},
        {"NAMESPACE", "NAME", "POOL", "PHASE", "PRIORITY", "EXPIRES", "AGE"},

@@ -422,6 +422,17 @@ TEST_F(PoolTest, AnInstallFailureStopsAtTheFailureBudgetAndResumesAfterTheDocume
     }
     return false;
   }, "a NodeFailed Event on the pool");
+  // And a Warning on the Node itself, where `kubectl describe node` shows it.
+  wait_for(30s, [&] {
+    auto events = client_->list(kube::ResourceRef{{"events.k8s.io", "v1", "events"}, "default", "", ""});
+    for (const auto& e : events["items"].GetArray()) {
+      if (str(e, {"reason"}) == "UpdateFailed" && str(e, {"regarding", "kind"}) == "Node" &&
+          str(e, {"regarding", "name"}) == names[0] && str(e, {"note"}).find("kernel module build failed") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  }, "an UpdateFailed Event on the Node");
 
   // The administrator fixes the node, then clears the failure as documented.
   world(names[0], ok_world);

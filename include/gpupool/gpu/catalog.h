@@ -43,6 +43,12 @@ struct MigProfile {
   int memory_mib = 0;          // instance memory as nvidia-smi reports it
   int max_count = 0;           // most instances of this profile on one GPU
   std::vector<MigPlacement> placements;  // every valid start (size = memory_slices... as reported)
+  // "+me" or "+me.all" in the name: the instance holds the GPU's media
+  // extensions (its one JPEG decoder and OFA; with me.all every video engine
+  // too). A GPU has one set, so at most one such instance fits on it (NVIDIA's
+  // MIG user guide: "a single 1g profile can include media extensions"; on A30
+  // the whole GPU has 1 JPEG and 1 OFA). Derived from the name when read.
+  bool media_extensions = false;
 };
 
 struct MigCapability {

@@ -116,6 +116,13 @@ inline constexpr unsigned NVML_GPU_INSTANCE_PROFILE_6_SLICE = 0x6;
 inline constexpr unsigned NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1 = 0x7;  // "+me": with media engines
 inline constexpr unsigned NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1 = 0x8;
 inline constexpr unsigned NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2 = 0x9;  // 1 compute slice, twice the memory
+inline constexpr unsigned NVML_GPU_INSTANCE_PROFILE_1_SLICE_GFX = 0xA;    // "+gfx": with graphics (RTX PRO Blackwell)
+inline constexpr unsigned NVML_GPU_INSTANCE_PROFILE_2_SLICE_GFX = 0xB;
+inline constexpr unsigned NVML_GPU_INSTANCE_PROFILE_4_SLICE_GFX = 0xC;
+inline constexpr unsigned NVML_GPU_INSTANCE_PROFILE_1_SLICE_NO_ME = 0xD;  // "-me": without media engines
+inline constexpr unsigned NVML_GPU_INSTANCE_PROFILE_2_SLICE_NO_ME = 0xE;
+inline constexpr unsigned NVML_GPU_INSTANCE_PROFILE_1_SLICE_ALL_ME = 0xF; // "+me.all": every media engine
+inline constexpr unsigned NVML_GPU_INSTANCE_PROFILE_2_SLICE_ALL_ME = 0x10;
 inline constexpr unsigned NVML_GPU_INSTANCE_PROFILE_COUNT = 0x12;        // API 13; older drivers know fewer
 // Compute-instance profiles (argument of nvmlGpuInstanceGetComputeInstanceProfileInfo).
 inline constexpr unsigned NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE = 0x0;

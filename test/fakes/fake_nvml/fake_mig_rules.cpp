@@ -12,18 +12,40 @@ namespace {
 using gpupool::gpu::GpuModel;
 using gpupool::gpu::MigProfile;
 
-bool has_media_engines(const MigProfile& p) { return p.name.size() > 3 && p.name.ends_with("+me"); }
+bool has_media_engines(const MigProfile& p) { return p.media_extensions; }
 
-// NVML_GPU_INSTANCE_PROFILE_* of a catalog profile; -1 when none fits.
+// The attribute part of a catalog name: "+me", "+me.all", "+gfx", "-me" or "".
+std::string attribute_of(const MigProfile& p) {
+  const auto at = p.name.find_first_of("+-");
+  return at == std::string::npos ? "" : p.name.substr(at);
+}
+
+// NVML_GPU_INSTANCE_PROFILE_* of a catalog profile (the index real drivers
+// use for that name); -1 when none fits.
 int nvml_index(const GpuModel& model, const MigProfile& p) {
-  if (has_media_engines(p)) {
-    if (p.compute_slices == 1) return NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1;
-    if (p.compute_slices == 2) return NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1;
-    return -1;
+  const std::string attribute = attribute_of(p);
+  const int slices = p.compute_slices;
+  if (attribute == "+me") {
+    return slices == 1 ? int(NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1) : slices == 2 ? int(NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1) : -1;
   }
+  if (attribute == "+me.all") {
+    return slices == 1 ? int(NVML_GPU_INSTANCE_PROFILE_1_SLICE_ALL_ME) : slices == 2 ? int(NVML_GPU_INSTANCE_PROFILE_2_SLICE_ALL_ME) : -1;
+  }
+  if (attribute == "-me") {
+    return slices == 1 ? int(NVML_GPU_INSTANCE_PROFILE_1_SLICE_NO_ME) : slices == 2 ? int(NVML_GPU_INSTANCE_PROFILE_2_SLICE_NO_ME) : -1;
+  }
+  if (attribute == "+gfx") {
+    switch (slices) {
+      case 1: return NVML_GPU_INSTANCE_PROFILE_1_SLICE_GFX;
+      case 2: return NVML_GPU_INSTANCE_PROFILE_2_SLICE_GFX;
+      case 4: return NVML_GPU_INSTANCE_PROFILE_4_SLICE_GFX;
+      default: return -1;
+    }
+  }
+  if (!attribute.empty()) return -1;
   if (p.compute_slices == 1) {
     for (const MigProfile& other : model.mig->profiles) {
-      if (other.compute_slices == 1 && !has_media_engines(other) && other.memory_slices < p.memory_slices) {
+      if (other.compute_slices == 1 && attribute_of(other).empty() && other.memory_slices < p.memory_slices) {
         return NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2;
       }
     }

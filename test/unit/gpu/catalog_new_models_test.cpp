@@ -81,6 +81,49 @@ TEST(CatalogNewModels, RtxPro6000PlacementsAndLayouts) {
             "2g.48gb + 3 x 1g.24gb+gfx need 5 compute slices; RTX PRO 6000 Blackwell Server Edition has 4");
 }
 
+// A GPU has one set of media extensions: at most one +me or +me.all instance.
+TEST(CatalogNewModels, OneInstancePerGpuHoldsTheMediaExtensions) {
+  const GpuModel& rtx = *Catalog::builtin().find("rtx-pro-6000-blackwell-96gb");
+  EXPECT_TRUE(rtx.mig->profile("1g.24gb+me")->media_extensions);
+  EXPECT_TRUE(rtx.mig->profile("2g.48gb+me.all")->media_extensions);
+  EXPECT_FALSE(rtx.mig->profile("1g.24gb-me")->media_extensions);
+  EXPECT_FALSE(rtx.mig->profile("1g.24gb+gfx")->media_extensions);
+  EXPECT_FALSE(rtx.mig->profile("1g.24gb")->media_extensions);
+  struct Case {
+    const char* model;
+    ProfileCounts wanted;
+    std::string error;  // empty: fits
+  };
+  const std::vector<Case> cases = {
+      {"rtx-pro-6000-blackwell-96gb", {{"1g.24gb+me.all", 1}, {"1g.24gb-me", 3}}, ""},
+      {"rtx-pro-6000-blackwell-96gb", {{"1g.24gb+me", 1}, {"1g.24gb+me.all", 1}},
+       "1g.24gb+me + 1g.24gb+me.all would hold the media extensions 2 times; RTX PRO 6000 Blackwell Server Edition "
+       "has one set, so at most one instance per GPU may be +me or +me.all"},
+      {"rtx-pro-6000-blackwell-96gb", {{"2g.48gb+me.all", 1}, {"1g.24gb+me", 1}},
+       "2g.48gb+me.all + 1g.24gb+me would hold the media extensions 2 times; RTX PRO 6000 Blackwell Server Edition "
+       "has one set, so at most one instance per GPU may be +me or +me.all"},
+      {"a30-24gb", {{"1g.6gb+me", 1}, {"2g.12gb+me", 1}},
+       "2g.12gb+me + 1g.6gb+me would hold the media extensions 2 times; A30 has one set, so at most one instance per "
+       "GPU may be +me or +me.all"},
+      {"a30-24gb", {{"1g.6gb+me", 1}, {"2g.12gb", 1}, {"1g.6gb", 1}}, ""},
+  };
+  for (const auto& c : cases) {
+    const GpuModel& m = *Catalog::builtin().find(c.model);
+    const auto result = plan(m, c.wanted);
+    if (c.error.empty()) {
+      EXPECT_TRUE(std::holds_alternative<Layout>(result)) << c.model << ": " << testing::error_of(result);
+    } else {
+      EXPECT_EQ(testing::error_of(result), c.error) << c.model;
+    }
+  }
+  // No maximal layout the planner enumerates holds two.
+  for (const auto& e : enumerate_maximal_layouts(rtx)) {
+    int media = 0;
+    for (const auto& inst : e.placement) media += rtx.mig->profile(inst.profile)->media_extensions ? 1 : 0;
+    EXPECT_LE(media, 1);
+  }
+}
+
 TEST(CatalogNewModels, H100NinetySixIsFoundByPciId) {
   EXPECT_EQ(Catalog::builtin().find_by_pci_device_id(Vendor::nvidia, 0x233D), Catalog::builtin().find("gh200-96gb"));
 }

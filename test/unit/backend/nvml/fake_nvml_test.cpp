@@ -3,6 +3,9 @@
 // placements with MIG mode off, NOT_SUPPORTED for profiles a model lacks).
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 #include "../../../../lib/backend/nvml/nvml_abi.h"
 #include "fake_nvml_fixture.h"
 
@@ -75,6 +78,33 @@ TEST_F(FakeNvmlTest, ProfileTableAndPlacementsWithMigOff) {
   EXPECT_EQ(found[1].start, 4U);
   EXPECT_EQ(found[1].size, 4U);
   EXPECT_EQ(placements(device(0), 42, nullptr, &count), NVML_ERROR_NOT_SUPPORTED);
+}
+
+// RTX PRO 6000 Blackwell: every profile of the catalog answers at the index
+// real drivers use for its attribute (+me, +me.all, +gfx, -me), so the backend,
+// which walks the indices, finds all eleven.
+TEST_F(FakeNvmlTest, EveryRtxProProfileHasItsIndex) {
+  ASSERT_EQ(fake.reset("rtx-pro-6000-blackwell-96gb"), 0);
+  ASSERT_EQ(init(), NVML_SUCCESS);
+  const std::vector<std::pair<unsigned, unsigned>> index_to_id = {
+      {NVML_GPU_INSTANCE_PROFILE_1_SLICE, 14},        {NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1, 21},
+      {NVML_GPU_INSTANCE_PROFILE_1_SLICE_GFX, 47},    {NVML_GPU_INSTANCE_PROFILE_1_SLICE_ALL_ME, 65},
+      {NVML_GPU_INSTANCE_PROFILE_1_SLICE_NO_ME, 67},  {NVML_GPU_INSTANCE_PROFILE_2_SLICE, 5},
+      {NVML_GPU_INSTANCE_PROFILE_2_SLICE_GFX, 35},    {NVML_GPU_INSTANCE_PROFILE_2_SLICE_ALL_ME, 64},
+      {NVML_GPU_INSTANCE_PROFILE_2_SLICE_NO_ME, 66},  {NVML_GPU_INSTANCE_PROFILE_4_SLICE, 0},
+      {NVML_GPU_INSTANCE_PROFILE_4_SLICE_GFX, 32},
+  };
+  for (const auto& [index, id] : index_to_id) {
+    nvmlGpuInstanceProfileInfo_t info{};
+    ASSERT_EQ(profile_info(device(0), index, &info), NVML_SUCCESS) << "index " << index;
+    EXPECT_EQ(info.id, id) << "index " << index;
+  }
+  nvmlGpuInstanceProfileInfo_t info{};
+  ASSERT_EQ(profile_info(device(0), NVML_GPU_INSTANCE_PROFILE_1_SLICE_ALL_ME, &info), NVML_SUCCESS);
+  EXPECT_EQ(info.jpegCount, 1U) << "+me.all holds the media extensions";
+  ASSERT_EQ(profile_info(device(0), NVML_GPU_INSTANCE_PROFILE_1_SLICE_NO_ME, &info), NVML_SUCCESS);
+  EXPECT_EQ(info.jpegCount, 0U) << "-me holds none";
+  EXPECT_EQ(profile_info(device(0), NVML_GPU_INSTANCE_PROFILE_7_SLICE, &info), NVML_ERROR_NOT_SUPPORTED);
 }
 
 }  // namespace

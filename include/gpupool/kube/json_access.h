@@ -1,0 +1,24 @@
+// Null-safe reading of API objects held as JSON: a missing member, a JSON
+// null or a value of another type reads as absent; nothing throws. One copy
+// for every reader of objects (agent, controllers, CLI).
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+namespace gpupool::kube {
+
+// v[name] when v is an object holding a non-null `name`; else nullptr (also for v == nullptr).
+const rapidjson::Value* member(const rapidjson::Value* v, std::string_view name);
+inline const rapidjson::Value* member(const rapidjson::Value& v, std::string_view name) { return member(&v, name); }
+
+// The value at a path of member names ({"status", "capacity"}), or nullptr.
+const rapidjson::Value* value_at(const rapidjson::Value& v, std::initializer_list<std::string_view> path);
+
+// The string `v` holds; "" when it is absent or not a string.
+std::string string_of(const rapidjson::Value* v);
+
+}  // namespace gpupool::kube
