@@ -107,6 +107,57 @@ TEST(DesiredSpec, ANamedLayoutIsResolvedForEachGpuOfTheNode) {
   EXPECT_TRUE(off.spec.partitioning.mig[0].instances.empty());
 }
 
+// The operator's mig-parted file (--mig-parted-config), written as NVIDIA
+// publishes them today: pools name its configs; an unreadable config is
+// reported by name and does not spoil the others.
+TEST(DesiredSpec, ConfigsOfTheOperatorsMigPartedFileAreNamedLayouts) {
+  const gpu::MigPartedConfig parted = gpu::parse_mig_parted(R"(version: v1
+mig-configs:
+  video-and-compute:
+    - devices: all
+      mig-enabled: true
+      mig-devices:
+        "1g.24gb+me.all": 1
+        "1g.24gb-me": 3
+  broken:
+    - devices: all
+      mig-enabled: true
+      mig-devices:
+        "1g.24gb+me+gfx": 1
+  two-media:
+    - devices: all
+      mig-enabled: true
+      mig-devices:
+        "1g.24gb+me": 1
+        "1g.24gb+me.all": 1
+)", "operator.yaml");
+  const auto status = report({gpu(0, "rtx-pro-6000-blackwell-96gb"), gpu(1, "rtx-pro-6000-blackwell-96gb")});
+  auto run_named = [&](const std::string& layout) {
+    const api::GPUPool pool = pool_with_layout(layout);
+    DesiredSpecInput in;
+    in.pool = &pool;
+    in.reported = &status;
+    in.catalog = &gpu::Catalog::builtin();
+    in.mig_parted = &parted;
+    return desired_gpunode_spec(in);
+  };
+  const auto ok = run_named("video-and-compute");
+  ASSERT_FALSE(ok.problem) << *ok.problem;
+  ASSERT_EQ(ok.spec.partitioning.mig.size(), 2u);
+  EXPECT_EQ(count(ok.spec.partitioning.mig[1], "1g.24gb+me.all"), 1);
+  EXPECT_EQ(count(ok.spec.partitioning.mig[1], "1g.24gb-me"), 3);
+
+  const auto broken = run_named("broken");
+  ASSERT_TRUE(broken.problem);
+  EXPECT_NE(broken.problem->find("broken"), std::string::npos) << *broken.problem;
+  EXPECT_TRUE(broken.spec.partitioning.mig.empty());
+
+  const auto two = run_named("two-media");
+  ASSERT_TRUE(two.problem);
+  EXPECT_NE(two.problem->find("at most one instance per GPU may be +me or +me.all"), std::string::npos) << *two.problem;
+  EXPECT_TRUE(two.spec.partitioning.mig.empty());
+}
+
 TEST(DesiredSpec, ALayoutThatDoesNotFitIsNotSentAndSaysWhy) {
   struct Row {
     std::string name;
