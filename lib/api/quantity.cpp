@@ -228,6 +228,22 @@ std::optional<std::int64_t> Quantity::whole_value() const {
 
 std::optional<std::int64_t> Quantity::milli_value() const { return scaled_ceil(3); }
 
+std::optional<std::int64_t> Quantity::micro_value() const { return scaled_ceil(6); }
+
+Quantity Quantity::from_micro(std::int64_t micro) {
+  // The largest of "", m, u that keeps the value whole (as Kubernetes
+  // canonicalises a decimal-SI quantity).
+  std::string text;
+  if (micro % 1'000'000 == 0) {
+    text = std::to_string(micro / 1'000'000);
+  } else if (micro % 1'000 == 0) {
+    text = std::to_string(micro / 1'000) + "m";
+  } else {
+    text = std::to_string(micro) + "u";
+  }
+  return *parse_quantity(text).value;
+}
+
 std::optional<std::int64_t> Quantity::scaled_ceil(int decimal_shift) const {
   if (digits_.empty()) return 0;
   const std::int64_t exp = exponent_ + decimal_shift;

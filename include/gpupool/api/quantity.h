@@ -27,6 +27,9 @@ class Quantity {
   Quantity() = default;  // "0"
   // A whole number, e.g. Quantity::from_int(32) is "32".
   static Quantity from_int(std::int64_t value);
+  // value / 10^6 in Kubernetes' canonical form: 4000000 -> "4",
+  // 2500000 -> "2500m", 428571 -> "428571u", -1000 -> "-1m".
+  static Quantity from_micro(std::int64_t micro);
 
   const std::string& text() const { return text_; }
   bool is_zero() const { return digits_.empty(); }
@@ -36,6 +39,8 @@ class Quantity {
   std::optional<std::int64_t> whole_value() const;
   // ceil(value * 1000) when that fits in int64 ("500m" -> 500, "1.5" -> 1500).
   std::optional<std::int64_t> milli_value() const;
+  // ceil(value * 10^6) when that fits in int64 ("1u" -> 1, "2.5" -> 2500000).
+  std::optional<std::int64_t> micro_value() const;
 
   bool operator==(const Quantity&) const = default;
 

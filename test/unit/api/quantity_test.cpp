@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "gpupool/api/quantity.h"
 
 namespace gpupool::api {
@@ -134,6 +136,22 @@ TEST(Quantity, FromIntAndDefault) {
   EXPECT_EQ(Quantity::from_int(-32).whole_value(), -32);
   EXPECT_EQ(Quantity::from_int(std::numeric_limits<std::int64_t>::min()).whole_value(),
             std::numeric_limits<std::int64_t>::min());
+}
+
+TEST(Quantity, MicroValuesBothWays) {
+  struct Case {
+    std::int64_t micro;
+    const char* text;
+  };
+  for (const Case& c : std::vector<Case>{{0, "0"}, {4'000'000, "4"}, {2'500'000, "2500m"}, {428'571, "428571u"},
+                                         {-1'000, "-1m"}, {1, "1u"}}) {
+    const Quantity q = Quantity::from_micro(c.micro);
+    EXPECT_EQ(q.text(), c.text);
+    EXPECT_EQ(q.micro_value(), c.micro) << c.text;
+  }
+  EXPECT_EQ(q("2.5").micro_value(), 2'500'000);
+  EXPECT_EQ(q("1n").micro_value(), 1) << "rounded up, as Kubernetes rounds";
+  EXPECT_EQ(q("1Ei").micro_value(), std::nullopt) << "does not fit";
 }
 
 TEST(Quantity, ReparseOfTextIsEqual) {
