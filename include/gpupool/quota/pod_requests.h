@@ -1,0 +1,30 @@
+// What a pod asks of the resources a quota counts, as kube-scheduler counts
+// requests (k8s.io/component-helpers/resource PodRequests):
+//   max(sum of the containers and of the sidecars (init containers with
+//       restartPolicy Always), the largest init container plus the sidecars
+//       started before it) + spec.overhead.
+// A container that sets only a limit for a resource is read as requesting
+// it (Kubernetes defaults requests to limits, and extended resources must
+// have both equal). Pure; a malformed quantity reads as 0 and is reported.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rapidjson/document.h>
+
+#include "gpupool/quota/amounts.h"
+
+namespace gpupool::quota {
+
+struct PodRequests {
+  Amounts requests;                 // resource -> micro-units, counted resources only, none at 0
+  std::vector<std::string> problems;  // "spec.containers[0].resources.requests[nvidia.com/gpu]: \"x\" is not a quantity"
+};
+
+// `counted`: which resource names to read (GPU resources); others are skipped.
+PodRequests pod_requests(const rapidjson::Value& pod, const std::function<bool(std::string_view)>& counted);
+
+}  // namespace gpupool::quota

@@ -1,0 +1,64 @@
+// pod_requests: requests as kube-scheduler counts them, GPU resources only.
+#include <gtest/gtest.h>
+
+#include "gpupool/kube/client.h"
+#include "gpupool/quota/pod_requests.h"
+
+namespace gpupool::quota {
+namespace {
+
+bool gpu_resource(std::string_view name) { return name.starts_with("nvidia.com/") || name == "amd.com/gpu"; }
+
+Amounts requests_of(const std::string& spec_json, std::vector<std::string>* problems = nullptr) {
+  const auto pod = kube::parse_json(R"({"metadata":{"name":"p"},"spec":)" + spec_json + "}");
+  PodRequests r = pod_requests(pod, gpu_resource);
+  if (problems) *problems = r.problems;
+  return r.requests;
+}
+
+constexpr std::int64_t M = kMicro;
+
+TEST(PodRequests, SchedulerArithmetic) {
+  struct Row {
+    std::string name;
+    std::string spec;
+    Amounts expected;
+  };
+  const std::vector<Row> rows = {
+      {"containers add up, cpu is not counted",
+       R"({"containers":[{"name":"a","resources":{"requests":{"nvidia.com/gpu":"1","cpu":"2"}}},
+                         {"name":"b","resources":{"requests":{"nvidia.com/gpu":"2"}}}]})",
+       {{"nvidia.com/gpu", 3 * M}}},
+      {"a limit alone is the request",
+       R"({"containers":[{"name":"a","resources":{"limits":{"nvidia.com/mig-1g.10gb":"2"}}}]})",
+       {{"nvidia.com/mig-1g.10gb", 2 * M}}},
+      {"the largest init container when larger than the containers",
+       R"({"initContainers":[{"name":"i","resources":{"requests":{"nvidia.com/gpu":"4"}}}],
+           "containers":[{"name":"a","resources":{"requests":{"nvidia.com/gpu":"1"}}}]})",
+       {{"nvidia.com/gpu", 4 * M}}},
+      // sidecar s (1) runs with everything after it: init i sees 1 + 2 = 3; containers 1 + sidecar 1 = 2.
+      {"sidecars add to the containers and to later init containers",
+       R"({"initContainers":[{"name":"s","restartPolicy":"Always","resources":{"requests":{"nvidia.com/gpu":"1"}}},
+                             {"name":"i","resources":{"requests":{"nvidia.com/gpu":"2"}}}],
+           "containers":[{"name":"a","resources":{"requests":{"nvidia.com/gpu":"1"}}}]})",
+       {{"nvidia.com/gpu", 3 * M}}},
+      {"overhead on top", R"({"containers":[{"name":"a","resources":{"requests":{"amd.com/gpu":"1"}}}],
+                              "overhead":{"amd.com/gpu":"1"}})",
+       {{"amd.com/gpu", 2 * M}}},
+      {"no GPU", R"({"containers":[{"name":"a","resources":{"requests":{"cpu":"1"}}}]})", {}},
+      {"nothing at all", R"({})", {}},
+  };
+  for (const auto& row : rows) EXPECT_EQ(requests_of(row.spec), row.expected) << row.name;
+}
+
+TEST(PodRequests, MalformedQuantitiesAreReportedNotCounted) {
+  std::vector<std::string> problems;
+  const Amounts r = requests_of(
+      R"({"containers":[{"name":"a","resources":{"requests":{"nvidia.com/gpu":"lots","amd.com/gpu":"1"}}}]})", &problems);
+  EXPECT_EQ(r, (Amounts{{"amd.com/gpu", M}}));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0], "spec.containers[0].resources.requests[nvidia.com/gpu]: \"lots\" is not a quantity the quota can count");
+}
+
+}  // namespace
+}  // namespace gpupool::quota
