@@ -1,0 +1,51 @@
+// UsageLedger: incremental totals equal a full recount after random events.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "gpupool/quota/usage_ledger.h"
+
+namespace gpupool::quota {
+namespace {
+
+TEST(UsageLedger, MovesOnlyThePodsCharge) {
+  UsageLedger l;
+  const Amounts one{{"nvidia.com/gpu", kMicro}};
+  EXPECT_TRUE(l.set("ml/a", PodCharge{"ml/q", one, PodQuotaState::waiting}));
+  EXPECT_EQ(l.waiting("ml/q"), one);
+  EXPECT_TRUE(l.used("ml/q").empty());
+  EXPECT_TRUE(l.set("ml/a", PodCharge{"ml/q", one, PodQuotaState::admitted}));  // past the gate
+  EXPECT_EQ(l.used("ml/q"), one);
+  EXPECT_TRUE(l.waiting("ml/q").empty());
+  EXPECT_FALSE(l.set("ml/a", PodCharge{"ml/q", one, PodQuotaState::admitted})) << "nothing changed";
+  EXPECT_TRUE(l.set("ml/a", std::nullopt));  // terminated
+  EXPECT_TRUE(l.used("ml/q").empty());
+  EXPECT_FALSE(l.set("ml/a", std::nullopt));
+  EXPECT_EQ(l.pods(), 0u);
+}
+
+TEST(UsageLedger, TenThousandRandomEventsEqualARecount) {
+  std::mt19937 rng(42);
+  UsageLedger l;
+  const std::vector<std::string> quotas = {"a/q", "b/q", "c/q"};
+  const std::vector<std::string> resources = {"nvidia.com/gpu", "nvidia.com/mig-1g.10gb", "gpupool.io/gpu"};
+  for (int i = 0; i < 10000; ++i) {
+    const std::string pod = "p" + std::to_string(rng() % 300);
+    if (rng() % 4 == 0) {
+      l.set(pod, std::nullopt);
+      continue;
+    }
+    PodCharge c;
+    c.quota = quotas[rng() % quotas.size()];
+    c.charge[resources[rng() % resources.size()]] = static_cast<std::int64_t>(1 + rng() % 4) * kMicro;
+    if (rng() % 2) c.charge[std::string(kGpuUnit)] = static_cast<std::int64_t>(rng() % 1000) * 1000 + 1;
+    c.state = rng() % 3 == 0 ? PodQuotaState::waiting : PodQuotaState::admitted;
+    l.set(pod, c);
+  }
+  EXPECT_GT(l.pods(), 100u);
+  EXPECT_EQ(l.all_used(), l.recount_used());
+  EXPECT_EQ(l.all_waiting(), l.recount_waiting());
+}
+
+}  // namespace
+}  // namespace gpupool::quota
