@@ -103,8 +103,11 @@ def duration(desc, **kw):
 
 
 def quantity_map(desc, **kw):
-    return string_map(desc, quantity("Amount of this resource: a non-negative whole number for GPU "
-                                     "resources (4 or \"4\")."), **kw)
+    # Keys stay free-form here (resource names are checked semantically), so
+    # gpupool.io/gpu passes; its fractions ("2.5", "500m") match the pattern.
+    return string_map(desc, quantity("Amount of this resource: a non-negative whole number of devices "
+                                     "(4 or \"4\"); for gpupool.io/gpu a number of GPUs with at most 3 "
+                                     "decimals, written as a string (\"2.5\", \"500m\")."), **kw)
 
 
 def with_desc(schema, desc):
@@ -495,10 +498,38 @@ QUOTA_RULES = obj("Rules for TenantQuotas against pools using this policy.", {
     }, default={}),
     "reclaimGracePeriod": duration("How long borrowed capacity is kept after its owner asks for it "
                                    "back, a Go duration from 0s to 24h. Default 5m.", default="5m"),
+    "reserve": quantity_map("Capacity kept back from guarantees, by resource name (nvidia.com/gpu: 2, "
+                            "gpupool.io/gpu: \"1.5\"), at most 32.", maxProperties=32),
+    "partialGrants": boolean("When a whole request does not fit, grant what fits (true) or nothing "
+                             "(false: all or nothing). Default true.", default=True),
+    "chargeBasis": string("What a MIG partition's share of gpupool.io/gpu is measured by: Compute (its "
+                          "compute slices over the GPU's) or Memory (the memory the GPU reports for the "
+                          "instance over the GPU's memory). Default Compute.",
+                          default="Compute", enum=["Compute", "Memory"]),
+    "onCapacityLoss": string("When capacity falls below the guarantees: Keep lets running guaranteed pods "
+                             "run on; Evict evicts the pods above each reduced grant. Default Keep.",
+                             default="Keep", enum=["Keep", "Evict"]),
+    "expiry": obj("What happens when a TenantQuota's expiresAt passes.", {
+        "action": string("What happens to the quota's running pods: Keep lets them run on; Evict "
+                         "evicts them once gracePeriod has passed. Default Keep.",
+                         default="Keep", enum=["Keep", "Evict"]),
+        "gracePeriod": duration("How long after expiresAt Evict waits, a Go duration from 0s to 24h. "
+                                "Default 10m.", default="10m"),
+    }, default={}),
+    "deviceClasses": string_map("DRA DeviceClass name to the resource name (a GPU resource name or "
+                                "gpupool.io/gpu) pods claiming a device of that class are charged as, "
+                                "one unit per device; at most 64.",
+                                string("A resource name (nvidia.com/gpu, nvidia.com/mig-<profile>, "
+                                       "amd.com/gpu, gpupool.io/gpu).", minLength=1, maxLength=317),
+                                maxProperties=64),
 })
 QUOTA_RULES["properties"]["fairShare"]["properties"]["weights"]["x-kubernetes-validations"] = [
     rule("self.all(k, size(k) <= 63 && k.matches(r'" + DNS_LABEL_PATTERN + "'))",
          "every weights key must be a namespace name (a DNS-1123 label)"),
+]
+QUOTA_RULES["properties"]["deviceClasses"]["x-kubernetes-validations"] = [
+    rule("self.all(k, size(k) <= 253 && k.matches(r'" + DNS_SUBDOMAIN_PATTERN + "'))",
+         "every deviceClasses key must be a DeviceClass name (a DNS-1123 subdomain)"),
 ]
 
 XID_RULE = obj("What to do when the driver reports certain Xid errors.", {
@@ -577,6 +608,19 @@ TENANTQUOTA_STATUS = obj("Observed state of the quota, written by the controller
     "granted": status_map("Guaranteed amounts granted, by resource name."),
     "used": status_map("Amounts requested by running pods of the covered namespaces, by resource name."),
     "borrowed": status_map("Amounts in use beyond the guarantee, by resource name."),
+    "waiting": status_map("Amounts requested by pods held at the admission gate, by resource name."),
+    "approved": obj("What an administrator approved when the policy's approval is Manual. Written "
+                    "through the status subresource by gpupoolctl approve only.", {
+        "resources": quantity_map("Approved guaranteed amounts, by resource name.", maxProperties=32),
+        "borrowingLimit": quantity_map("Approved borrowing limits, by resource name; every key must "
+                                       "also be in resources.", maxProperties=32),
+        "generation": integer("The TenantQuota .metadata.generation that was approved.", fmt="int64",
+                              minimum=1),
+        "approvedAt": string("When it was approved (RFC 3339).", format="date-time"),
+    }, required=["resources", "generation", "approvedAt"], rules=[
+        rule("!has(self.borrowingLimit) || self.borrowingLimit.all(k, k in self.resources)",
+             "every borrowingLimit key must also be in resources", ".borrowingLimit"),
+    ]),
     "conditions": conditions("Conditions of the quota: Granted, with a reason a tenant can act on (e.g. PoolCapacityExceeded)."),
 })
 

@@ -12,6 +12,7 @@
 #include "gpupool/runtime/event_recorder.h"
 #include "node_inventory.h"
 #include "pool_controller_setup.h"
+#include "quota_controller_setup.h"
 
 int main(int argc, char** argv) {
   gpupool::ShutdownSignal shutdown;  // first: threads started later inherit the signal mask
@@ -104,6 +105,7 @@ int main(int argc, char** argv) {
     manager.add(inventory);
     gpupool::controller::PoolController pools(manager, agent_namespace, concurrency, mig_parted ? &*mig_parted : nullptr,
                                               &events, device_plugin_configmap);
+    gpupool::controller::QuotaController quotas(manager, concurrency);
     code = manager.run(shutdown.token());
     events.stop();
   } catch (const std::exception& e) {

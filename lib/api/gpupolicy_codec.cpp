@@ -6,6 +6,7 @@ namespace gpupool::api {
 
 GPUPOOL_API_DECLARE_STRUCT_CODEC(Borrowing)
 GPUPOOL_API_DECLARE_STRUCT_CODEC(FairShare)
+GPUPOOL_API_DECLARE_STRUCT_CODEC(Expiry)
 GPUPOOL_API_DECLARE_STRUCT_CODEC(QuotaRules)
 GPUPOOL_API_DECLARE_STRUCT_CODEC(XIDRule)
 GPUPOOL_API_DECLARE_STRUCT_CODEC(TemperatureRule)
@@ -26,15 +27,27 @@ void fields(V& v, T& f) {
   v.optional("weights", f.weights);
 }
 
+template <class V, Like<Expiry> T>
+void fields(V& v, T& e) {
+  v.always("action", e.action);
+  v.always("gracePeriod", e.grace_period);
+}
+
 template <class V, Like<QuotaRules> T>
 void fields(V& v, T& q) {
   v.optional("namespaceSelector", q.namespace_selector);
   v.optional("namespaces", q.namespaces);
   v.always("approval", q.approval);
   v.optional("maxPerTenant", q.max_per_tenant);
+  v.optional("reserve", q.reserve);
   v.always("borrowing", q.borrowing);
   v.always("fairShare", q.fair_share);
   v.always("reclaimGracePeriod", q.reclaim_grace_period);
+  v.always("partialGrants", q.partial_grants);  // default true: false must be written
+  v.always("chargeBasis", q.charge_basis);
+  v.always("onCapacityLoss", q.on_capacity_loss);
+  v.always("expiry", q.expiry);
+  v.optional("deviceClasses", q.device_classes);
 }
 
 template <class V, Like<XIDRule> T>
@@ -87,6 +100,7 @@ void fields(V& v, T& o) {
 
 GPUPOOL_API_STRUCT_CODEC(Borrowing)
 GPUPOOL_API_STRUCT_CODEC(FairShare)
+GPUPOOL_API_STRUCT_CODEC(Expiry)
 GPUPOOL_API_STRUCT_CODEC(QuotaRules)
 GPUPOOL_API_STRUCT_CODEC(XIDRule)
 GPUPOOL_API_STRUCT_CODEC(TemperatureRule)

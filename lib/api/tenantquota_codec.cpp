@@ -5,6 +5,7 @@
 namespace gpupool::api {
 
 GPUPOOL_API_DECLARE_STRUCT_CODEC(TenantQuotaSpec)
+GPUPOOL_API_DECLARE_STRUCT_CODEC(ApprovalRecord)
 GPUPOOL_API_DECLARE_STRUCT_CODEC(TenantQuotaStatus)
 
 template <class V, Like<TenantQuotaSpec> T>
@@ -17,6 +18,14 @@ void fields(V& v, T& s) {
   v.optional("expiresAt", s.expires_at);
 }
 
+template <class V, Like<ApprovalRecord> T>
+void fields(V& v, T& a) {
+  v.required("resources", a.resources);
+  v.optional("borrowingLimit", a.borrowing_limit);
+  v.required("generation", a.generation);
+  v.required("approvedAt", a.approved_at);
+}
+
 template <class V, Like<TenantQuotaStatus> T>
 void fields(V& v, T& s) {
   v.optional("observedGeneration", s.observed_generation);
@@ -24,6 +33,8 @@ void fields(V& v, T& s) {
   v.optional("granted", s.granted);
   v.optional("used", s.used);
   v.optional("borrowed", s.borrowed);
+  v.optional("waiting", s.waiting);
+  v.optional("approved", s.approved);
   v.optional("conditions", s.conditions);
 }
 
@@ -35,6 +46,7 @@ void fields(V& v, T& o) {
 }
 
 GPUPOOL_API_STRUCT_CODEC(TenantQuotaSpec)
+GPUPOOL_API_STRUCT_CODEC(ApprovalRecord)
 GPUPOOL_API_STRUCT_CODEC(TenantQuotaStatus)
 GPUPOOL_API_KIND_CODEC(TenantQuota, tenantquota)
 

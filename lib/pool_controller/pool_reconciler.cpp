@@ -523,8 +523,15 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
       pass.event(pool_obj->doc, runtime::EventType::Normal, "RolloutPaused", "Pause", "spec.paused: no new node starts");
     }
     runtime::update_status(client_, pools_ref().with_name(request.name), [&](Doc& doc) {
+      // status.granted is the quota controller's: keep it as just read.
+      rapidjson::Value granted;
+      if (doc.HasMember("status") && doc["status"].IsObject() && doc["status"].HasMember("granted")) {
+        granted.CopyFrom(doc["status"]["granted"], doc.GetAllocator());
+      }
       doc.RemoveMember("status");
       doc.AddMember("status", encode_status(status, doc.GetAllocator()), doc.GetAllocator());
+      doc["status"].RemoveMember("granted");
+      if (!granted.IsNull()) doc["status"].AddMember("granted", granted, doc.GetAllocator());
       return true;
     });
   }

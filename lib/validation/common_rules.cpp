@@ -4,6 +4,7 @@
 #include <set>
 
 #include "gpupool/api/installer_parameters.h"
+#include "gpupool/api/resource_names.h"
 #include "gpupool/validation/semantic.h"
 
 namespace gpupool::validation {
@@ -23,6 +24,11 @@ std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 bool is_dns1123_label(const std::string& s) {
   static const std::regex re("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
   return !s.empty() && s.size() <= 63 && std::regex_match(s, re);
+}
+
+bool is_dns1123_subdomain(const std::string& s) {
+  static const std::regex re("^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$");
+  return !s.empty() && s.size() <= 253 && std::regex_match(s, re);
 }
 
 bool is_label_key(const std::string& key) {
@@ -133,18 +139,37 @@ void check_label_map(const std::map<std::string, std::string>& labels, const Fie
   }
 }
 
+bool is_quota_resource_name(std::string_view name, const gpu::Catalog& catalog) {
+  return name == api::kGpuUnitResource || is_known_resource_name(name, catalog);
+}
+
+std::string unknown_resource_reason(const std::string& name) {
+  return "Unsupported value: " + quoted(name) +
+         ": not a GPU resource name (nvidia.com/gpu, nvidia.com/gpu.shared, amd.com/gpu, "
+         "nvidia.com/mig-<profile> for a profile of a known GPU model, or gpupool.io/gpu for GPUs' worth)";
+}
+
 void check_resource_map(const std::map<std::string, api::QuantityValue>& resources, const gpu::Catalog& catalog,
                         const FieldPath& path, api::FieldErrors& errors) {
   for (const auto& [name, value] : resources) {
     FieldPath p = path.key(name);
-    if (!is_known_resource_name(name, catalog)) {
-      add(errors, p,
-          "Unsupported value: " + quoted(name) +
-              ": not a GPU resource name (nvidia.com/gpu, nvidia.com/gpu.shared, amd.com/gpu, "
-              "nvidia.com/mig-<profile> for a profile of a known GPU model)");
+    if (!is_quota_resource_name(name, catalog)) {
+      add(errors, p, unknown_resource_reason(name));
       continue;
     }
     const api::Quantity& q = value.quantity;
+    if (name == api::kGpuUnitResource) {
+      // Grants move in thousandths of a GPU: a value is exact in milli-units
+      // ("2.5" = 2500m) or refused ("1u" would round up to 1m).
+      const auto milli = q.milli_value();
+      const bool exact = milli && compare(q, api::parse_quantity(std::to_string(*milli) + "m").value.value()) ==
+                                      std::strong_ordering::equal;
+      if (q.is_negative() || !exact) {
+        add(errors, p,
+            "Invalid value: " + quoted(q.text()) + ": must be a non-negative number of GPUs with at most 3 decimals");
+      }
+      continue;
+    }
     if (q.is_negative() || !q.is_whole_number() || !q.whole_value()) {
       add(errors, p, "Invalid value: " + quoted(q.text()) + ": must be a non-negative whole number of devices");
     }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "gpupool/api/common_types.h"
 #include "gpupool/api/field_error.h"
@@ -24,14 +25,22 @@ void check_monitoring(const api::Monitoring& m, const api::FieldPath& path, api:
 // CEL rule reports there).
 void check_label_map(const std::map<std::string, std::string>& labels, const api::FieldPath& path,
                      api::FieldErrors& errors);
-// Keys are known GPU resource names, values non-negative whole numbers.
+// Keys are known GPU resource names (is_known_resource_name) or gpupool.io/gpu,
+// values non-negative whole numbers (for gpupool.io/gpu: non-negative, at
+// most 3 decimals).
 void check_resource_map(const std::map<std::string, api::QuantityValue>& resources, const gpu::Catalog& catalog,
                         const api::FieldPath& path, api::FieldErrors& errors);
+// A quota resource name: known to is_known_resource_name, or gpupool.io/gpu.
+bool is_quota_resource_name(std::string_view name, const gpu::Catalog& catalog);
+// "Unsupported value: "NAME": not a GPU resource name (...)", for a name
+// is_quota_resource_name refuses.
+std::string unknown_resource_reason(const std::string& name);
 // min <= d <= max, else "must be between MIN and MAX".
 void check_duration_range(const api::Duration& d, std::chrono::nanoseconds min, std::chrono::nanoseconds max,
                           const api::FieldPath& path, api::FieldErrors& errors);
 
 bool is_label_key(const std::string& key);
 bool is_dns1123_label(const std::string& s);
+bool is_dns1123_subdomain(const std::string& s);
 
 }  // namespace gpupool::validation

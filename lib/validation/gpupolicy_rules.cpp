@@ -1,5 +1,6 @@
-// GPUPolicy rules: the CRD's CEL invariants, resource names, XID codes
-// claimed by one rule only, durations in range.
+// GPUPolicy rules: the CRD's CEL invariants, resource names (quota maps and
+// what DRA device classes are charged as), XID codes claimed by one rule
+// only, durations in range.
 #include <map>
 
 #include "common_rules.h"
@@ -38,6 +39,18 @@ api::FieldErrors validate(const api::GPUPolicy& policy, const SemanticContext& c
       }
     }
     check_duration_range(q.reclaim_grace_period, 0s, 24h, qp.field("reclaimGracePeriod"), errors);
+    check_resource_map(q.reserve, *ctx.catalog, qp.field("reserve"), errors);
+    check_duration_range(q.expiry.grace_period, 0s, 24h, qp.field("expiry").field("gracePeriod"), errors);
+    for (const auto& [device_class, resource] : q.device_classes) {
+      if (!is_dns1123_subdomain(device_class)) {
+        errors.push_back({qp.field("deviceClasses").str(),
+                          "Invalid value: \"" + device_class +
+                              "\": every key must be a DeviceClass name (a DNS-1123 subdomain)"});
+      }
+      if (!is_quota_resource_name(resource, *ctx.catalog)) {
+        errors.push_back({qp.field("deviceClasses").key(device_class).str(), unknown_resource_reason(resource)});
+      }
+    }
   }
   if (spec.health) {
     api::FieldPath hp = sp.field("health");

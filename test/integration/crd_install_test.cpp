@@ -474,6 +474,10 @@ TEST_F(CrdInstallTest, DefaultsAreApplied) {
                 "{.spec.health.temperature.action} {.spec.health.ecc.correctableErrorsPerDay} "
                 "{.spec.health.ecc.uncorrectableErrors} {.spec.health.ecc.action}"}),
             "Automatic false 0 1 5m Taint 1000 1 Cordon");
+  EXPECT_EQ(ok({"get", "gpupolicy", policy, "-o",
+                "jsonpath={.spec.quota.partialGrants} {.spec.quota.chargeBasis} {.spec.quota.onCapacityLoss} "
+                "{.spec.quota.expiry.action} {.spec.quota.expiry.gracePeriod}"}),
+            "true Compute Keep Keep 10m");
 
   ok({"apply", "--server-side", "-n", ns(), "-f", "-"},
      "apiVersion: gpupool.io/v1alpha1\nkind: TenantQuota\nmetadata: {name: minimal}\n"
@@ -553,6 +557,46 @@ TEST_F(CrdInstallTest, TenantQuotaPoolRefIsImmutable) {
   ok({"patch", "tq", "team", "-n", ns(), "--type=merge", "-p", R"({"spec":{"resources":{"nvidia.com/gpu":4}}})"});
   EXPECT_EQ(ok({"get", "tq", "team", "-n", ns(), "-o", "jsonpath={.spec.poolRef.name} {.spec.resources}"}),
             R"(pool-a {"nvidia.com/gpu":4})");
+}
+
+TEST_F(CrdInstallTest, GpuUnitsAndTheApprovalRecordAreAccepted) {
+  // Fractions of gpupool.io/gpu (as strings) pass every quota map's schema.
+  const std::string policy = unique("gpu-units");
+  delete_later("gpupolicy", policy);
+  ok({"apply", "--server-side", "-f", "-"},
+     "apiVersion: gpupool.io/v1alpha1\nkind: GPUPolicy\nmetadata: {name: " + policy +
+         "}\nspec:\n  quota:\n    maxPerTenant: {gpupool.io/gpu: \"4.5\"}\n"
+         "    reserve: {gpupool.io/gpu: 500m, nvidia.com/gpu: 1}\n    partialGrants: false\n"
+         "    chargeBasis: Memory\n    onCapacityLoss: Evict\n    expiry: {action: Evict}\n"
+         "    deviceClasses: {gpu.nvidia.com: nvidia.com/gpu, mig.nvidia.com: gpupool.io/gpu}\n");
+  EXPECT_EQ(ok({"get", "gpupolicy", policy, "-o",
+                "jsonpath={.spec.quota.reserve.gpupool\\.io/gpu} {.spec.quota.partialGrants} "
+                "{.spec.quota.expiry.action} {.spec.quota.expiry.gracePeriod}"}),
+            "500m false Evict 10m");
+
+  ok({"apply", "--server-side", "-n", ns(), "-f", "-"},
+     "apiVersion: gpupool.io/v1alpha1\nkind: TenantQuota\nmetadata: {name: units}\n"
+     "spec: {poolRef: {name: pool-a}, resources: {gpupool.io/gpu: \"2.5\"}, borrowingLimit: {gpupool.io/gpu: 250m}}\n");
+  EXPECT_EQ(ok({"get", "tq", "units", "-n", ns(), "-o", "jsonpath={.spec.resources} {.spec.borrowingLimit}"}),
+            R"({"gpupool.io/gpu":"2.5"} {"gpupool.io/gpu":"250m"})");
+
+  // waiting and approved go through the status subresource, their CEL rule included.
+  ok({"patch", "tq", "units", "-n", ns(), "--subresource=status", "--type=merge", "-p",
+      R"({"status":{"waiting":{"gpupool.io/gpu":"1.5"},"approved":{"resources":{"gpupool.io/gpu":"2.5"},)"
+      R"("borrowingLimit":{"gpupool.io/gpu":"250m"},"generation":1,"approvedAt":"2026-11-20T08:00:00Z"}}})"});
+  EXPECT_EQ(ok({"get", "tq", "units", "-n", ns(), "-o",
+                "jsonpath={.status.waiting} {.status.approved.generation} {.status.approved.approvedAt}"}),
+            R"({"gpupool.io/gpu":"1.5"} 1 2026-11-20T08:00:00Z)");
+  CommandResult bad = cluster().kubectl_result(
+      {"patch", "tq", "units", "-n", ns(), "--subresource=status", "--type=merge", "-p",
+       R"({"status":{"approved":{"borrowingLimit":{"nvidia.com/gpu":1}}}})"});
+  EXPECT_NE(bad.status, 0) << bad.out;
+  EXPECT_TRUE(contains(bad.err, "status.approved.borrowingLimit")) << bad.err;
+  EXPECT_TRUE(contains(bad.err, "every borrowingLimit key must also be in resources")) << bad.err;
+  bad = cluster().kubectl_result({"patch", "tq", "units", "-n", ns(), "--subresource=status", "--type=merge", "-p",
+                                  R"({"status":{"approved":{"generation":0}}})"});
+  EXPECT_NE(bad.status, 0) << bad.out;
+  EXPECT_TRUE(contains(bad.err, "status.approved.generation")) << bad.err;
 }
 
 TEST_F(CrdInstallTest, GPUNodeNameIsImmutableAndMatchesMetadata) {

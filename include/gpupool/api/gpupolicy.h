@@ -21,6 +21,18 @@ enum class HealthAction { none, taint, cordon };
 GPUPOOL_API_ENUM_NAMES(HealthAction, {HealthAction::none, "None"}, {HealthAction::taint, "Taint"},
                        {HealthAction::cordon, "Cordon"})
 
+// What a MIG partition's share of gpupool.io/gpu is measured by: its compute
+// slices over the GPU's, or the memory the GPU reports for the instance over
+// the GPU's memory.
+enum class ChargeBasis { compute, memory };
+GPUPOOL_API_ENUM_NAMES(ChargeBasis, {ChargeBasis::compute, "Compute"}, {ChargeBasis::memory, "Memory"})
+
+// What happens to running pods when their guarantee shrinks or ends: they
+// keep running, or those above what remains granted are evicted.
+enum class GuaranteeLossAction { keep, evict };
+GPUPOOL_API_ENUM_NAMES(GuaranteeLossAction, {GuaranteeLossAction::keep, "Keep"},
+                       {GuaranteeLossAction::evict, "Evict"})
+
 struct Borrowing {
   bool enabled = false;
   std::int32_t limit_percent = 0;
@@ -35,14 +47,29 @@ struct FairShare {
   bool operator==(const FairShare&) const = default;
 };
 
+// When a TenantQuota's expiresAt passes.
+struct Expiry {
+  GuaranteeLossAction action = GuaranteeLossAction::keep;
+  Duration grace_period = Duration::literal("10m");  // before Evict evicts
+
+  bool operator==(const Expiry&) const = default;
+};
+
 struct QuotaRules {
   std::optional<LabelSelector> namespace_selector;  // nil: all namespaces
   std::vector<std::string> namespaces;
   ApprovalMode approval = ApprovalMode::automatic;
   std::map<std::string, QuantityValue> max_per_tenant;
+  std::map<std::string, QuantityValue> reserve;  // kept back from guarantees
   Borrowing borrowing;
   FairShare fair_share;
   Duration reclaim_grace_period = Duration::literal("5m");
+  bool partial_grants = true;  // false: a request is granted whole or not at all
+  ChargeBasis charge_basis = ChargeBasis::compute;
+  GuaranteeLossAction on_capacity_loss = GuaranteeLossAction::keep;
+  Expiry expiry;
+  // DRA DeviceClass name -> the resource name one device of it is charged as.
+  std::map<std::string, std::string> device_classes;
 
   bool operator==(const QuotaRules&) const = default;
 };

@@ -29,12 +29,25 @@ struct TenantQuotaSpec {
   bool operator==(const TenantQuotaSpec&) const = default;
 };
 
+// What an administrator approved under approval Manual (gpupoolctl approve
+// writes it through the status subresource; tenants cannot).
+struct ApprovalRecord {
+  std::map<std::string, QuantityValue> resources;        // required
+  std::map<std::string, QuantityValue> borrowing_limit;  // keys must be in resources (CEL)
+  std::int64_t generation = 0;                           // required: the metadata.generation approved
+  Time approved_at;                                      // required
+
+  bool operator==(const ApprovalRecord&) const = default;
+};
+
 struct TenantQuotaStatus {
   std::int64_t observed_generation = 0;
   std::optional<QuotaPhase> phase;
   std::map<std::string, QuantityValue> granted;
   std::map<std::string, QuantityValue> used;
   std::map<std::string, QuantityValue> borrowed;
+  std::map<std::string, QuantityValue> waiting;  // requests of pods held at the admission gate
+  std::optional<ApprovalRecord> approved;
   std::vector<Condition> conditions;  // Granted
 
   bool operator==(const TenantQuotaStatus&) const = default;

@@ -9,15 +9,17 @@
 #include <string>
 #include <string_view>
 
+#include "gpupool/api/resource_names.h"
+
 namespace gpupool::quota {
 
 using Amounts = std::map<std::string, std::int64_t>;  // resource name -> micro-units
 
 inline constexpr std::int64_t kMicro = 1'000'000;  // micro-units in one unit
 
-// The normalised GPU unit: each device costs its share of one GPU
-// (gpu_units.h says how); TenantQuotas may ask for it like any resource.
-inline constexpr std::string_view kGpuUnit = "gpupool.io/gpu";
+// The normalised GPU unit (gpupool.io/gpu): each device costs its share of
+// one GPU (gpu_units.h says how); TenantQuotas may ask for it like any resource.
+inline constexpr std::string_view kGpuUnit = api::kGpuUnitResource;
 
 // The smallest step a grant of `resource` moves in: a whole device, or a
 // thousandth of a GPU for gpupool.io/gpu (the precision its quantities allow).

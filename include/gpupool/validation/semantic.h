@@ -6,7 +6,8 @@
 // validation has no CEL engine; and it adds what needs knowledge of GPUs or of
 // other objects: MIG layouts fit every GPU model the pool may select, AMD
 // partition modes are supported, resource names are known, GPU quantities are
-// whole numbers, durations are in range, references resolve.
+// whole numbers (gpupool.io/gpu: thousandths), durations are in range,
+// references resolve.
 //
 // Input objects are decoded ones (api/codec.h): shape, types and enums are
 // already right. Paths are Kubernetes field paths (api/field_error.h).
@@ -59,6 +60,7 @@ std::vector<const gpu::GpuModel*> pinned_models(const api::LabelSelector& select
 // Whether `name` is a GPU resource name the operator manages: nvidia.com/gpu,
 // nvidia.com/gpu.shared, amd.com/gpu, nvidia.com/mig-<profile> for a catalog
 // profile ('+' in a profile name written as '.': nvidia.com/mig-1g.10gb.me).
+// Device names only: quota maps also take gpupool.io/gpu (api/resource_names.h).
 bool is_known_resource_name(std::string_view name, const gpu::Catalog& catalog);
 
 }  // namespace gpupool::validation

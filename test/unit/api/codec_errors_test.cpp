@@ -141,6 +141,27 @@ std::vector<Case> cases() {
        "spec.nodeSelector.matchExpressions[0].operator", R"(Unsupported value: "Has")"},
       {"AmdPartition", node(R"("partitioning":{"amd":{"computePartition":"spx"}})"),
        "spec.partitioning.amd.computePartition", R"(Unsupported value: "spx": supported values: "SPX")"},
+      {"ChargeBasisEnum", policy(R"({"quota":{"chargeBasis":"Slices"}})"), "spec.quota.chargeBasis",
+       R"(Unsupported value: "Slices": supported values: "Compute", "Memory")"},
+      {"OnCapacityLossEnum", policy(R"({"quota":{"onCapacityLoss":"Drain"}})"), "spec.quota.onCapacityLoss",
+       R"(Unsupported value: "Drain": supported values: "Keep", "Evict")"},
+      {"ExpiryGracePeriod", policy(R"({"quota":{"expiry":{"action":"Evict","gracePeriod":"10 minutes"}}})"),
+       "spec.quota.expiry.gracePeriod", R"(Invalid value: "10 minutes": time: unknown unit)"},
+      {"PartialGrantsWrongType", policy(R"({"quota":{"partialGrants":"no"}})"), "spec.quota.partialGrants",
+       R"(Invalid value: "string": must be of type boolean)"},
+      {"DeviceClassesMapValue", policy(R"({"quota":{"deviceClasses":{"gpu.nvidia.com":1}}})"),
+       "spec.quota.deviceClasses[gpu.nvidia.com]", R"(Invalid value: "integer": must be of type string)"},
+      // A fraction of a GPU is a string: the CRD's int-or-string refuses a JSON float.
+      {"GpuUnitFractionalNumber", quota(R"("gpupool.io/gpu":2.5)"), "spec.resources[gpupool.io/gpu]",
+       R"(Invalid value: "number": must be of type integer or string)"},
+      {"WaitingQuantity", quota(R"("a":1)", "", R"("status":{"waiting":{"gpupool.io/gpu":"half"}})"),
+       "status.waiting[gpupool.io/gpu]", R"(Invalid value: "half": quantities must match)"},
+      {"ApprovalRecordRequiresGeneration",
+       quota(R"("a":1)", "", R"("status":{"approved":{"resources":{"a":1},"approvedAt":"2024-05-01T12:00:00Z"}})"),
+       "status.approved.generation", "Required value"},
+      {"ApprovalRecordBadTime",
+       quota(R"("a":1)", "", R"("status":{"approved":{"resources":{"a":1},"generation":2,"approvedAt":"today"}})"),
+       "status.approved.approvedAt", "must be an RFC 3339 date-time"},
   };
 }
 

@@ -61,6 +61,8 @@ TEST(CodecRoundTrip, EveryFullObjectDiffersFromItsDefault) {
   EXPECT_NE(full_gpupool().spec.monitoring, Monitoring{});
   EXPECT_NE(full_gpupool().spec.driver->upgrade_strategy->drain, DrainOptions{});
   EXPECT_NE(full_gpupolicy().spec.health->ecc, ECCRule{});
+  EXPECT_NE(full_gpupolicy().spec.quota->expiry, Expiry{});
+  EXPECT_NE(full_gpupolicy().spec.quota->partial_grants, QuotaRules{}.partial_grants);
 }
 
 TEST(CodecDefaults, AbsentFieldsGetTheCRDDefaults) {
@@ -93,10 +95,29 @@ TEST(CodecDefaults, AbsentFieldsGetTheCRDDefaults) {
   EXPECT_EQ(q.approval, ApprovalMode::automatic);
   EXPECT_EQ(q.fair_share.default_weight, 1);
   EXPECT_EQ(q.reclaim_grace_period.value(), std::chrono::minutes(5));
+  EXPECT_TRUE(q.reserve.empty());
+  EXPECT_TRUE(q.partial_grants);
+  EXPECT_EQ(q.charge_basis, ChargeBasis::compute);
+  EXPECT_EQ(q.on_capacity_loss, GuaranteeLossAction::keep);
+  EXPECT_EQ(q.expiry.action, GuaranteeLossAction::keep);
+  EXPECT_EQ(q.expiry.grace_period.text(), "10m");
+  EXPECT_EQ(q.expiry.grace_period.value(), std::chrono::minutes(10));
+  EXPECT_TRUE(q.device_classes.empty());
   EXPECT_EQ(policy.value->spec.health->temperature->action, HealthAction::taint);
   EXPECT_EQ(policy.value->spec.health->ecc->correctable_errors_per_day, 1000);
   EXPECT_EQ(policy.value->spec.health->ecc->uncorrectable_errors, 1);
   EXPECT_EQ(policy.value->spec.health->ecc->action, HealthAction::cordon);
+}
+
+TEST(CodecDefaults, ExpiryFieldsDefaultOneByOne) {
+  const auto doc = parse(R"({"apiVersion":"gpupool.io/v1alpha1","kind":"GPUPolicy","metadata":{"name":"x"},
+    "spec":{"quota":{"partialGrants":false,"expiry":{"action":"Evict"}}}})");
+  const auto policy = decode_gpupolicy(doc);
+  ASSERT_TRUE(policy.ok()) << format_field_errors(policy.errors);
+  const auto& q = *policy.value->spec.quota;
+  EXPECT_FALSE(q.partial_grants);
+  EXPECT_EQ(q.expiry.action, GuaranteeLossAction::evict);
+  EXPECT_EQ(q.expiry.grace_period.text(), "10m");
 }
 
 TEST(CodecDefaults, GPUPolicyWithoutSpecDecodes) {
@@ -119,6 +140,37 @@ TEST(CodecEncoding, KeepsNumberAndStringForms) {
   EXPECT_NE(to_json(p).find(R"("maxUnavailable":"10%")"), std::string::npos) << to_json(p);
   p.spec.upgrade->max_unavailable = 2;
   EXPECT_NE(to_json(p).find(R"("maxUnavailable":2)"), std::string::npos) << to_json(p);
+}
+
+TEST(CodecEncoding, QuotaRulesWriteDefaultsThatAreNotEmpty) {
+  // As the apiserver stores a defaulted object: partialGrants true, the enums
+  // and expiry are written; empty reserve and deviceClasses are left out.
+  GPUPolicy p = minimal_gpupolicy();
+  p.spec.quota = QuotaRules{};
+  const std::string text = to_json(p);
+  EXPECT_NE(text.find(R"("reclaimGracePeriod":"5m","partialGrants":true,"chargeBasis":"Compute",)"
+                      R"("onCapacityLoss":"Keep","expiry":{"action":"Keep","gracePeriod":"10m"}})"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("reserve"), std::string::npos) << text;
+  EXPECT_EQ(text.find("deviceClasses"), std::string::npos) << text;
+  p.spec.quota->partial_grants = false;
+  EXPECT_NE(to_json(p).find(R"("partialGrants":false)"), std::string::npos) << to_json(p);
+}
+
+TEST(CodecEncoding, ApprovalRecordText) {
+  TenantQuota tq = minimal_tenantquota();
+  tq.spec.resources = {{"gpupool.io/gpu", qs("2.5")}};
+  tq.status = TenantQuotaStatus{};
+  tq.status->waiting = {{"gpupool.io/gpu", qs("500m")}};
+  tq.status->approved = ApprovalRecord{{{"gpupool.io/gpu", qs("2.5")}}, {}, 3, t("2024-05-01T12:00:00Z")};
+  const std::string text = to_json(tq);
+  EXPECT_NE(text.find(R"("status":{"waiting":{"gpupool.io/gpu":"500m"},)"
+                      R"("approved":{"resources":{"gpupool.io/gpu":"2.5"},"generation":3,)"
+                      R"("approvedAt":"2024-05-01T12:00:00Z"}})"),
+            std::string::npos)
+      << text;
+  expect_round_trip(tq);
 }
 
 TEST(CodecEncoding, MinimalGPUPoolText) {

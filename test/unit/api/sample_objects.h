@@ -119,6 +119,12 @@ inline GPUPolicy full_gpupolicy() {
   q.borrowing = Borrowing{true, 50};
   q.fair_share = FairShare{0, {{"team-a", 3}, {"team-b", 1}}};
   q.reclaim_grace_period = d("0s");
+  q.reserve = {{"nvidia.com/gpu", qn("2")}, {"gpupool.io/gpu", qs("1.5")}};
+  q.partial_grants = false;
+  q.charge_basis = ChargeBasis::memory;
+  q.on_capacity_loss = GuaranteeLossAction::evict;
+  q.expiry = Expiry{GuaranteeLossAction::evict, d("0s")};
+  q.device_classes = {{"gpu.nvidia.com", "nvidia.com/gpu"}, {"mig-1g.10gb.nvidia.com", "gpupool.io/gpu"}};
   p.spec.quota = q;
   HealthRules h;
   h.xids = {XIDRule{{48, 79}, HealthAction::cordon}, XIDRule{{13}, HealthAction::none}};
@@ -149,6 +155,11 @@ inline TenantQuota full_tenantquota() {
   st.granted = {{"nvidia.com/gpu", qn("3")}};
   st.used = {{"nvidia.com/gpu", qn("0")}};
   st.borrowed = {{"nvidia.com/gpu", qs("1")}};
+  st.waiting = {{"gpupool.io/gpu", qs("500m")}};
+  st.approved = ApprovalRecord{{{"nvidia.com/gpu", qn("4")}, {"gpupool.io/gpu", qs("2.5")}},
+                               {{"nvidia.com/gpu", qs("2")}},
+                               6,
+                               t("2024-05-01T12:00:00Z")};
   st.conditions = {condition("Granted")};
   tq.status = st;
   return tq;

@@ -1,6 +1,7 @@
 // Semantic rules that the invalid-object table does not spell out: models
 // pinned by GFD labels and `In` expressions, unpinned pools, GPUNode layouts
-// against the reported GPU models, reference modes.
+// against the reported GPU models, reference modes, quota maps with GPU units
+// and the quota rules tenant quotas need (exact messages).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -117,6 +118,91 @@ TEST(SemanticReferences, ModesDecideWhenReferencesAreChecked) {
       quota + "---\n" + pool("{matchLabels: {gpupool.io/gpu-model: t4-16gb}}", "{}");
   EXPECT_TRUE(has(problems_of(with_pool), "spec.poolRef.name", "no GPUPool of that name"));
   EXPECT_TRUE(problems_of(with_pool, References::ignore).empty()) << dump(problems_of(with_pool, References::ignore));
+}
+
+// Quota maps, GPU units and the GPUPolicy quota fields tenant quotas need:
+// each case is valid (no problem at all) or has exactly one problem, given
+// with its exact reason.
+struct QuotaCase {
+  std::string name;
+  std::string yaml;
+  std::string path;    // empty: valid
+  std::string reason;
+};
+
+std::string policy_quota(const std::string& quota) {
+  return "apiVersion: gpupool.io/v1alpha1\nkind: GPUPolicy\nmetadata: {name: p}\nspec:\n  quota: " + quota + "\n";
+}
+
+std::string tenant_quota(const std::string& spec_rest, const std::string& status = "") {
+  return "apiVersion: gpupool.io/v1alpha1\nkind: TenantQuota\nmetadata: {name: q, namespace: a}\n"
+         "spec: {poolRef: {name: p}, " +
+         spec_rest + "}\n" + (status.empty() ? "" : "status: " + status + "\n");
+}
+
+const std::string kUnknownGpus =
+    R"(Unsupported value: "nvidia.com/gpus": not a GPU resource name (nvidia.com/gpu, nvidia.com/gpu.shared, )"
+    R"(amd.com/gpu, nvidia.com/mig-<profile> for a profile of a known GPU model, or gpupool.io/gpu for GPUs' worth))";
+const std::string kNotMilli = ": must be a non-negative number of GPUs with at most 3 decimals";
+
+TEST(SemanticQuota, Table) {
+  const std::vector<QuotaCase> cases = {
+      {"policy-every-new-field",
+       policy_quota("{maxPerTenant: {gpupool.io/gpu: \"500m\"}, reserve: {gpupool.io/gpu: \"2.5\", nvidia.com/gpu: 2}, "
+                    "partialGrants: false, chargeBasis: Memory, onCapacityLoss: Evict, "
+                    "expiry: {action: Evict, gracePeriod: 24h}, deviceClasses: {gpu.nvidia.com: nvidia.com/gpu, "
+                    "mig-1g.10gb.nvidia.com: nvidia.com/mig-1g.10gb, units.example.com: gpupool.io/gpu, "
+                    "gpu.amd.com: amd.com/gpu}}"),
+       "", ""},
+      {"policy-expiry-grace-zero", policy_quota("{expiry: {gracePeriod: 0s}}"), "", ""},
+      {"policy-reserve-micro-gpu", policy_quota("{reserve: {gpupool.io/gpu: 1u}}"), "spec.quota.reserve[gpupool.io/gpu]",
+       "Invalid value: \"1u\"" + kNotMilli},
+      {"policy-max-per-tenant-ten-thousandth", policy_quota("{maxPerTenant: {gpupool.io/gpu: \"0.0001\"}}"),
+       "spec.quota.maxPerTenant[gpupool.io/gpu]", "Invalid value: \"0.0001\"" + kNotMilli},
+      {"policy-reserve-negative-gpu", policy_quota("{reserve: {gpupool.io/gpu: \"-1\"}}"),
+       "spec.quota.reserve[gpupool.io/gpu]", "Invalid value: \"-1\"" + kNotMilli},
+      {"policy-reserve-fractional-device", policy_quota("{reserve: {nvidia.com/gpu: \"2.5\"}}"),
+       "spec.quota.reserve[nvidia.com/gpu]", "Invalid value: \"2.5\": must be a non-negative whole number of devices"},
+      {"policy-reserve-unknown-name", policy_quota("{reserve: {nvidia.com/gpus: 1}}"),
+       "spec.quota.reserve[nvidia.com/gpus]", kUnknownGpus},
+      {"policy-expiry-grace-too-long", policy_quota("{expiry: {gracePeriod: 25h}}"), "spec.quota.expiry.gracePeriod",
+       "Invalid value: \"25h\": must be between 0s and 24h0m0s"},
+      {"policy-device-class-key", policy_quota("{deviceClasses: {GPU_Class: nvidia.com/gpu}}"),
+       "spec.quota.deviceClasses",
+       "Invalid value: \"GPU_Class\": every key must be a DeviceClass name (a DNS-1123 subdomain)"},
+      {"policy-device-class-resource", policy_quota("{deviceClasses: {gpu.nvidia.com: nvidia.com/gpus}}"),
+       "spec.quota.deviceClasses[gpu.nvidia.com]", kUnknownGpus},
+      {"quota-gpu-units", tenant_quota("resources: {gpupool.io/gpu: \"2.5\", nvidia.com/gpu: 1}, "
+                                       "borrowingLimit: {gpupool.io/gpu: 500m}"),
+       "", ""},
+      {"quota-gpu-units-suffixed", tenant_quota("resources: {gpupool.io/gpu: 1k}"), "", ""},
+      {"quota-gpu-unit-ten-thousandth", tenant_quota("resources: {gpupool.io/gpu: \"0.0001\"}"),
+       "spec.resources[gpupool.io/gpu]", "Invalid value: \"0.0001\"" + kNotMilli},
+      {"quota-borrowing-micro-gpu", tenant_quota("resources: {gpupool.io/gpu: 1}, borrowingLimit: {gpupool.io/gpu: 1u}"),
+       "spec.borrowingLimit[gpupool.io/gpu]", "Invalid value: \"1u\"" + kNotMilli},
+      {"quota-waiting-and-approved",
+       tenant_quota("resources: {gpupool.io/gpu: \"2.5\"}",
+                    "{waiting: {gpupool.io/gpu: 500m}, approved: {resources: {gpupool.io/gpu: \"2.5\"}, "
+                    "borrowingLimit: {gpupool.io/gpu: 1}, generation: 3, approvedAt: \"2024-05-01T12:00:00Z\"}}"),
+       "", ""},
+      {"quota-approved-borrowing-unapproved",
+       tenant_quota("resources: {nvidia.com/gpu: 2}",
+                    "{approved: {resources: {gpupool.io/gpu: 2}, borrowingLimit: {nvidia.com/gpu: 1}, generation: 1, "
+                    "approvedAt: \"2024-05-01T12:00:00Z\"}}"),
+       "status.approved.borrowingLimit",
+       "Invalid value: \"nvidia.com/gpu\": every borrowingLimit key must also be in resources"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name + "\n" + c.yaml);
+    const auto ps = problems_of(c.yaml);
+    if (c.path.empty()) {
+      EXPECT_TRUE(ps.empty()) << dump(ps);
+      continue;
+    }
+    ASSERT_EQ(ps.size(), 1u) << dump(ps);
+    EXPECT_EQ(ps[0].path, c.path) << dump(ps);
+    EXPECT_EQ(ps[0].reason, c.reason) << dump(ps);
+  }
 }
 
 }  // namespace

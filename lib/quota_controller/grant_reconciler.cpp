@@ -1,0 +1,251 @@
+#include "gpupool/quota_controller/grant_reconciler.h"
+
+#include <spdlog/spdlog.h>
+
+#include "gpupool/api/codec.h"
+#include "gpupool/api/conditions.h"
+#include "gpupool/quota/eligibility.h"
+#include "gpupool/quota/grant.h"
+#include "gpupool/runtime/object_helpers.h"
+
+namespace gpupool::quota_controller {
+namespace {
+
+using Doc = rapidjson::Document;
+using runtime::Result;
+using Clock = std::chrono::system_clock;
+
+kube::ResourceRef quotas_ref(const std::string& ns) { return {{"gpupool.io", "v1alpha1", "tenantquotas"}, ns, "", ""}; }
+kube::ResourceRef pools_ref() { return {{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""}; }
+
+quota::Amounts to_amounts(const std::map<std::string, api::QuantityValue>& m) {
+  quota::Amounts out;
+  for (const auto& [r, q] : m) {
+    if (auto v = q.quantity.micro_value(); v && *v > 0) out[r] = *v;
+  }
+  return out;
+}
+
+std::map<std::string, api::QuantityValue> to_quantities(const quota::Amounts& a) {
+  std::map<std::string, api::QuantityValue> out;
+  for (const auto& [r, v] : a) out[r] = api::QuantityValue{api::Quantity::from_micro(v), false};
+  return out;
+}
+
+api::QuotaPhase phase_of(quota::GrantOutcome o) {
+  switch (o) {
+    case quota::GrantOutcome::granted: return api::QuotaPhase::granted;
+    case quota::GrantOutcome::partially_granted: return api::QuotaPhase::partially_granted;
+    case quota::GrantOutcome::rejected: return api::QuotaPhase::rejected;
+    case quota::GrantOutcome::expired: return api::QuotaPhase::expired;
+    case quota::GrantOutcome::pending:
+    case quota::GrantOutcome::waiting_for_approval: return api::QuotaPhase::pending;
+  }
+  return api::QuotaPhase::pending;
+}
+
+const char* reason_of(quota::GrantOutcome o) {
+  switch (o) {
+    case quota::GrantOutcome::granted: return "Granted";
+    case quota::GrantOutcome::partially_granted: return "PartiallyGranted";
+    case quota::GrantOutcome::pending: return "WaitingForCapacity";
+    case quota::GrantOutcome::waiting_for_approval: return "WaitingForApproval";
+    case quota::GrantOutcome::rejected: return "Rejected";
+    case quota::GrantOutcome::expired: return "Expired";
+  }
+  return "Unknown";
+}
+
+struct QuotaEntry {
+  std::shared_ptr<const kube::Object> object;
+  api::TenantQuota quota;
+};
+
+// The status a quota should have: its current one with the grant's fields replaced.
+api::TenantQuotaStatus status_for(const api::TenantQuota& q, api::QuotaPhase phase, const quota::Amounts& granted,
+                                  const std::string& reason, const std::string& message, bool reduced,
+                                  const api::Time& now) {
+  api::TenantQuotaStatus s = q.status.value_or(api::TenantQuotaStatus{});
+  s.observed_generation = q.metadata.generation;
+  s.phase = phase;
+  s.granted = to_quantities(granted);
+  const bool fully = phase == api::QuotaPhase::granted;
+  api::set_condition(s.conditions, {"Granted", fully ? api::ConditionStatus::true_ : api::ConditionStatus::false_,
+                                    q.metadata.generation, now, reason, message});
+  if (reduced || api::find_condition(s.conditions, "CapacityReduced")) {
+    api::set_condition(s.conditions,
+                       {"CapacityReduced", reduced ? api::ConditionStatus::true_ : api::ConditionStatus::false_,
+                        q.metadata.generation, now, reduced ? "CapacityFell" : "CapacityRestored",
+                        reduced ? "the pool's capacity fell below the grants; running pods are handled as the "
+                                  "GPUPolicy's spec.quota.onCapacityLoss says"
+                                : ""});
+  }
+  return s;
+}
+
+rapidjson::Value encode_quota_status(const api::TenantQuotaStatus& status, Doc::AllocatorType& alloc) {
+  api::TenantQuota q;
+  q.metadata.name = "x";
+  q.metadata.namespace_ = "x";
+  q.spec.pool_ref.name = "x";
+  q.status = status;
+  rapidjson::Value whole = api::encode(q, alloc);
+  return rapidjson::Value(whole["status"], alloc);
+}
+
+}  // namespace
+
+Result GrantReconciler::reconcile(const runtime::Request& request, std::stop_token) {
+  const std::string& pool_name = request.name;
+  const auto now_tp = Clock::now();
+  const api::Time now(std::chrono::time_point_cast<std::chrono::microseconds>(now_tp));
+
+  std::vector<QuotaEntry> entries;
+  for (const auto& obj : stores_.quotas.list()) {
+    if (kube::string_at(obj->doc, {"spec", "poolRef", "name"}) != pool_name || obj->deleting) continue;
+    auto decoded = api::decode_tenantquota(obj->doc);
+    if (!decoded.ok()) {
+      spdlog::error("TenantQuota {}/{} cannot be read: {}", obj->ns, obj->name, api::format_field_errors(decoded.errors));
+      continue;
+    }
+    entries.push_back({obj, std::move(*decoded.value)});
+  }
+
+  // The pool, its policy, its capacity.
+  std::optional<api::GPUPool> pool;
+  if (auto p = stores_.pools.get(pool_name); p && !p->deleting) {
+    auto decoded = api::decode_gpupool(p->doc);
+    if (decoded.ok()) pool = std::move(*decoded.value);
+  }
+  std::optional<api::GPUPolicy> policy;
+  std::string policy_name;
+  if (pool && pool->spec.policy_ref) {
+    policy_name = pool->spec.policy_ref->name;
+    if (auto p = stores_.policies.get(policy_name)) {
+      auto decoded = api::decode_gpupolicy(p->doc);
+      if (decoded.ok()) policy = std::move(*decoded.value);
+    }
+  }
+  const api::QuotaRules* rules = policy && policy->spec.quota ? &*policy->spec.quota : nullptr;
+
+  quota::GrantRules grant_rules;
+  grant_rules.pool = pool_name;
+  if (pool && pool->status) grant_rules.capacity = to_amounts(pool->status->capacity);
+  std::int64_t gpus = 0;
+  for (const auto& g : stores_.gpunodes.list()) {
+    if (kube::string_at(g->doc, {"spec", "pool"}) != pool_name) continue;
+    const auto* status = g->doc.HasMember("status") ? &g->doc["status"] : nullptr;
+    if (status && status->IsObject() && status->HasMember("gpuCount") && (*status)["gpuCount"].IsInt()) {
+      gpus += (*status)["gpuCount"].GetInt();
+    }
+  }
+  if (gpus > 0) grant_rules.capacity[std::string(quota::kGpuUnit)] = gpus * quota::kMicro;
+  if (rules) {
+    grant_rules.reserve = to_amounts(rules->reserve);
+    grant_rules.max_per_tenant = to_amounts(rules->max_per_tenant);
+    grant_rules.partial = rules->partial_grants;
+    grant_rules.manual_approval = rules->approval == api::ApprovalMode::manual;
+  }
+
+  quota::NamespaceLabels namespaces;
+  for (const auto& ns : stores_.namespaces.list()) {
+    std::map<std::string, std::string> labels;
+    if (ns->doc.HasMember("metadata") && ns->doc["metadata"].HasMember("labels") && ns->doc["metadata"]["labels"].IsObject()) {
+      for (const auto& m : ns->doc["metadata"]["labels"].GetObject()) {
+        if (m.value.IsString()) labels[m.name.GetString()] = m.value.GetString();
+      }
+    }
+    namespaces.emplace(ns->name, std::move(labels));
+  }
+
+  std::vector<quota::QuotaAsk> asks;
+  std::optional<Clock::duration> next_expiry;
+  for (const auto& e : entries) {
+    const api::TenantQuota& q = e.quota;
+    quota::QuotaAsk a;
+    a.key = q.metadata.namespace_ + "/" + q.metadata.name;
+    a.tenant = quota::tenant_of(q.metadata.namespace_, namespaces);
+    a.priority = q.spec.priority;
+    a.weight = 1;
+    if (rules) {
+      auto w = rules->fair_share.weights.find(q.metadata.namespace_);
+      a.weight = w != rules->fair_share.weights.end() ? w->second : rules->fair_share.default_weight;
+    }
+    if (q.metadata.creation_timestamp) {
+      a.created = std::chrono::duration_cast<std::chrono::seconds>(q.metadata.creation_timestamp->time().time_since_epoch()).count();
+    }
+    a.requested = to_amounts(q.spec.resources);
+    if (q.status) {
+      a.held = to_amounts(q.status->granted);
+      if (q.status->approved) a.approved = to_amounts(q.status->approved->resources);
+    }
+    if (!pool) {
+      a.rejected = "GPUPool " + pool_name + " does not exist";
+    } else {
+      a.rejected = quota::rejection(q.metadata.namespace_, q.spec.namespaces, pool_name, policy_name, rules, namespaces);
+    }
+    if (q.spec.expires_at) {
+      const auto at = q.spec.expires_at->time();
+      a.expired = at <= now_tp;
+      if (!a.expired) {
+        const auto left = at - now_tp;
+        if (!next_expiry || left < *next_expiry) next_expiry = left;
+      }
+    }
+    asks.push_back(std::move(a));
+  }
+
+  const quota::PoolGrants grants = quota::decide_grants(asks, grant_rules);
+
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& e = entries[i];
+    const quota::QuotaGrant& g = grants.quotas[i];
+    // A missing pool may yet be created: the quota waits rather than being refused.
+    const std::string reason = !pool ? "PoolNotFound" : reason_of(g.outcome);
+    const api::QuotaPhase phase = !pool ? api::QuotaPhase::pending : phase_of(g.outcome);
+    const api::TenantQuotaStatus wanted = status_for(e.quota, phase, g.granted, reason, g.message, g.capacity_reduced, now);
+    if (e.quota.status && *e.quota.status == wanted) continue;
+    runtime::update_status(client_, quotas_ref(e.object->ns).with_name(e.object->name), [&](Doc& doc) {
+      // Re-read: keep the other writers' fields (used, waiting, borrowed, approved) as they are now.
+      auto fresh = api::decode_tenantquota(doc);
+      if (!fresh.ok()) return false;
+      const api::TenantQuotaStatus s =
+          status_for(*fresh.value, phase, g.granted, reason, g.message, g.capacity_reduced, now);
+      if (fresh.value->status && *fresh.value->status == s) return false;
+      doc.RemoveMember("status");
+      doc.AddMember("status", encode_quota_status(s, doc.GetAllocator()), doc.GetAllocator());
+      return true;
+    });
+    spdlog::info("TenantQuota {}: {} ({})", asks[i].key, reason, g.message);
+  }
+
+  // The pool's status.granted.
+  if (pool) {
+    const auto granted = to_quantities(grants.granted);
+    const auto have = pool->status ? pool->status->granted : std::map<std::string, api::QuantityValue>{};
+    if (granted != have) {
+      runtime::update_status(client_, pools_ref().with_name(pool_name), [&](Doc& doc) {
+        auto& a = doc.GetAllocator();
+        if (!doc.HasMember("status") || !doc["status"].IsObject()) {
+          doc.RemoveMember("status");
+          doc.AddMember("status", rapidjson::Value(rapidjson::kObjectType), a);
+        }
+        rapidjson::Value map(rapidjson::kObjectType);
+        for (const auto& [r, q] : granted) {
+          map.AddMember(rapidjson::Value(r.c_str(), a), rapidjson::Value(q.quantity.text().c_str(), a), a);
+        }
+        doc["status"].RemoveMember("granted");
+        if (!granted.empty()) doc["status"].AddMember("granted", map, a);
+        return true;
+      });
+    }
+  }
+
+  if (next_expiry) {
+    return Result::requeue_after(std::chrono::duration_cast<std::chrono::milliseconds>(*next_expiry) +
+                                 std::chrono::seconds(1));
+  }
+  return Result::done();
+}
+
+}  // namespace gpupool::quota_controller

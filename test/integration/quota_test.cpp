@@ -1,0 +1,108 @@
+// TenantQuotas granted by the controller on the real control plane: kwok
+// nodes with simulated agents make a pool's capacity; quotas from several
+// namespaces compete for it.
+#include <gtest/gtest.h>
+
+#include "support/fleet_fixture.h"
+
+namespace gpupool::test {
+namespace {
+
+const kube::ResourceRef kQuotas{{"gpupool.io", "v1alpha1", "tenantquotas"}, "", "", ""};
+
+class QuotaTest : public FleetTest {
+ protected:
+  void TearDown() override {
+    for (const auto& ns : namespaces_) cluster().kubectl_result({"delete", "namespace", ns, "--ignore-not-found", "--wait=false"});
+    cluster().kubectl_result({"delete", "gpupolicy", "quota-test", "--ignore-not-found"});
+    FleetTest::TearDown();
+  }
+  void apply(const std::string& yaml) {
+    const std::string path = dir_ + "/apply.yaml";
+    std::ofstream(path) << yaml;
+    std::string out;
+    ASSERT_EQ(cluster().kubectl({"apply", "--server-side", "-f", path}, &out), 0) << out << "\n" << yaml;
+  }
+  void make_namespace(const std::string& name, const std::string& labels) {
+    namespaces_.push_back(name);
+    apply("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + name + "\n  labels: {" + labels + "}\n");
+  }
+  void quota(const std::string& ns, const std::string& name, const std::string& resources, int priority) {
+    apply("apiVersion: gpupool.io/v1alpha1\nkind: TenantQuota\nmetadata:\n  name: " + name + "\n  namespace: " + ns +
+          "\nspec:\n  poolRef: {name: quota}\n  priority: " + std::to_string(priority) + "\n  resources: {" + resources + "}\n");
+  }
+  rapidjson::Document get_quota(const std::string& ns, const std::string& name) {
+    return client_->get(kube::ResourceRef{kQuotas.gvr, ns, name, ""});
+  }
+  // Waits until the quota is in `phase`; shows its status and the controller's log otherwise.
+  [[nodiscard]] bool wait_phase(const std::string& ns, const std::string& name, const std::string& phase) {
+    std::string last;
+    const bool ok = testenv::wait_until([&] {
+      try {
+        auto q = get_quota(ns, name);
+        last = q.HasMember("status") ? kube::to_json(q["status"]) : "(no status)";
+        return str(q, {"status", "phase"}) == phase;
+      } catch (const std::exception& e) {
+        last = e.what();
+        return false;
+      }
+    }, 60s);
+    if (!ok) {
+      ADD_FAILURE() << ns << "/" << name << " never " << phase << "\nstatus: " << last << "\ncontroller log:\n"
+                    << log_tail("controller.log");
+    }
+    return ok;
+  }
+  std::vector<std::string> namespaces_;
+};
+
+TEST_F(QuotaTest, GrantsFollowPriorityWithinCapacityRejectOthersAndSayWhyInNumbers) {
+  fleet(90, 2, {{"pool-test", "quota"}});  // 2 nodes x 2 A100 without MIG: 4 nvidia.com/gpu
+  start_controller();
+  apply(R"(apiVersion: gpupool.io/v1alpha1
+kind: GPUPolicy
+metadata:
+  name: quota-test
+spec:
+  quota:
+    namespaceSelector:
+      matchLabels: {gpu-access: "yes"}
+)");
+  make_namespace("qt-a", "gpu-access: \"yes\"");
+  make_namespace("qt-b", "gpu-access: \"yes\"");
+  make_namespace("qt-c", "");
+  apply_pool(pool_yaml("quota", "pool-test: quota", "  policyRef: {name: quota-test}\n"));
+  ASSERT_TRUE(wait_pool("quota", 120s, [](const rapidjson::Value& p) { return str(p, {"status", "capacity", "nvidia.com/gpu"}) == "4"; },
+                        "the pool's capacity"));
+
+  quota("qt-a", "train", "nvidia.com/gpu: 3", 10);
+  quota("qt-b", "infer", "nvidia.com/gpu: 3", 0);
+  quota("qt-c", "sneaky", "nvidia.com/gpu: 1", 100);
+  quota("qt-b", "units", "gpupool.io/gpu: \"1.5\"", 0);
+
+  ASSERT_TRUE(wait_phase("qt-a", "train", "Granted"));
+  EXPECT_EQ(str(get_quota("qt-a", "train"), {"status", "granted", "nvidia.com/gpu"}), "3");
+  ASSERT_TRUE(wait_phase("qt-b", "infer", "PartiallyGranted"));
+  auto infer = get_quota("qt-b", "infer");
+  EXPECT_EQ(str(infer, {"status", "granted", "nvidia.com/gpu"}), "1");
+  EXPECT_EQ(condition(infer, "Granted", "message"), "granted 1 of 3 nvidia.com/gpu: pool quota has 0 unreserved");
+  EXPECT_EQ(condition(infer, "Granted", "reason"), "PartiallyGranted");
+  ASSERT_TRUE(wait_phase("qt-c", "sneaky", "Rejected"));
+  EXPECT_NE(condition(get_quota("qt-c", "sneaky"), "Granted", "message").find("namespace qt-c may not request quota from pool quota"),
+            std::string::npos);
+  ASSERT_TRUE(wait_phase("qt-b", "units", "Granted"));
+  EXPECT_EQ(str(get_quota("qt-b", "units"), {"status", "granted", "gpupool.io/gpu"}), "1500m");
+  ASSERT_TRUE(wait_pool("quota", 30s, [](const rapidjson::Value& p) {
+    return str(p, {"status", "granted", "nvidia.com/gpu"}) == "4" && str(p, {"status", "granted", "gpupool.io/gpu"}) == "1500m";
+  }, "the pool's granted totals"));
+  EXPECT_EQ(str(get(kPools, "quota"), {"status", "capacity", "nvidia.com/gpu"}), "4") << "the pool reconciler keeps its fields";
+
+  // The higher-priority quota goes away: its capacity returns to the others.
+  std::string out;
+  ASSERT_EQ(cluster().kubectl({"delete", "tenantquota", "train", "-n", "qt-a"}, &out), 0) << out;
+  ASSERT_TRUE(wait_phase("qt-b", "infer", "Granted"));
+  EXPECT_EQ(str(get_quota("qt-b", "infer"), {"status", "granted", "nvidia.com/gpu"}), "3");
+}
+
+}  // namespace
+}  // namespace gpupool::test
