@@ -104,5 +104,51 @@ spec:
   EXPECT_EQ(str(get_quota("qt-b", "infer"), {"status", "granted", "nvidia.com/gpu"}), "3");
 }
 
+// approval: Manual: nothing before `gpupoolctl approve`, then exactly what was
+// approved; a request raised afterwards waits for another approval.
+TEST_F(QuotaTest, ManualApprovalGrantsOnlyWhatWasApproved) {
+  fleet(95, 2, {{"pool-test", "quota"}});
+  start_controller();
+  apply(R"(apiVersion: gpupool.io/v1alpha1
+kind: GPUPolicy
+metadata:
+  name: quota-test
+spec:
+  quota:
+    approval: Manual
+)");
+  make_namespace("qt-m", "");
+  apply_pool(pool_yaml("quota", "pool-test: quota", "  policyRef: {name: quota-test}\n"));
+  ASSERT_TRUE(wait_pool("quota", 120s, [](const rapidjson::Value& p) { return str(p, {"status", "capacity", "nvidia.com/gpu"}) == "4"; },
+                        "the pool's capacity"));
+  quota("qt-m", "train", "nvidia.com/gpu: 2", 0);
+  ASSERT_TRUE(wait_phase("qt-m", "train", "Pending"));
+  ASSERT_TRUE(testenv::wait_until([&] { return condition(get_quota("qt-m", "train"), "Granted", "reason") == "WaitingForApproval"; }, 30s));
+  EXPECT_EQ(condition(get_quota("qt-m", "train"), "Granted", "message"),
+            "waiting for an administrator: `gpupoolctl approve qt-m/train`");
+
+  std::string approve_out;
+  auto approve = [&] {
+    auto r = testenv::run_command(GPUPOOL_GPUPOOLCTL_BIN, {"approve", "qt-m/train", "--kubeconfig", cluster().kubeconfig_path()},
+                                  "", 30s);
+    approve_out = r.out + r.err;
+    return r.status;
+  };
+  ASSERT_EQ(approve(), 0) << approve_out;
+  EXPECT_NE(approve_out.find("approved TenantQuota qt-m/train: 2 nvidia.com/gpu"), std::string::npos) << approve_out;
+  ASSERT_TRUE(wait_phase("qt-m", "train", "Granted"));
+  EXPECT_EQ(str(get_quota("qt-m", "train"), {"status", "granted", "nvidia.com/gpu"}), "2");
+
+  // The tenant raises its request: still 2 until approved again.
+  quota("qt-m", "train", "nvidia.com/gpu: 4", 0);
+  ASSERT_TRUE(wait_phase("qt-m", "train", "PartiallyGranted"));
+  auto raised = get_quota("qt-m", "train");
+  EXPECT_EQ(str(raised, {"status", "granted", "nvidia.com/gpu"}), "2");
+  EXPECT_NE(condition(raised, "Granted", "message").find("2 approved"), std::string::npos) << condition(raised, "Granted", "message");
+  ASSERT_EQ(approve(), 0) << approve_out;
+  ASSERT_TRUE(wait_phase("qt-m", "train", "Granted"));
+  EXPECT_EQ(str(get_quota("qt-m", "train"), {"status", "granted", "nvidia.com/gpu"}), "4");
+}
+
 }  // namespace
 }  // namespace gpupool::test
