@@ -43,6 +43,41 @@ std::int64_t available(const GrantRules& rules, const std::string& r) {
   return std::max<std::int64_t>(0, get(rules.capacity, r) - get(rules.reserve, r));
 }
 
+bool is_unit(const std::string& r) { return r == kGpuUnit; }
+
+// What `devices` (device resources only) cost in gpupool.io/gpu.
+std::int64_t unit_cost_of(const Amounts& devices, const GrantRules& rules) {
+  std::int64_t total = 0;
+  for (const auto& [r, v] : devices) {
+    if (is_unit(r) || v <= 0) continue;
+    auto it = rules.unit_costs.find(r);
+    const std::int64_t cost = it == rules.unit_costs.end() ? kMicro : it->second;
+    total += (v / kMicro) * cost + (v % kMicro) * cost / kMicro;
+  }
+  return total;
+}
+
+// Device resources first, gpupool.io/gpu last (it gets what the devices leave).
+std::vector<std::string> in_grant_order(const std::set<std::string>& resources) {
+  std::vector<std::string> out;
+  for (const auto& r : resources) {
+    if (!is_unit(r)) out.push_back(r);
+  }
+  for (const auto& r : resources) {
+    if (is_unit(r)) out.push_back(r);
+  }
+  return out;
+}
+
+// The sum of the grants made so far, by resource.
+Amounts granted_so_far(const std::vector<Work*>& order) {
+  Amounts out;
+  for (const Work* w : order) {
+    for (const auto& [r, v] : w->granted) out[r] += v;
+  }
+  return out;
+}
+
 // Step 2: demand after approval and the tenant cap, in grains.
 void set_demands(std::vector<Work*>& order, const GrantRules& rules, const std::set<std::string>& resources) {
   std::map<std::pair<std::string, std::string>, std::int64_t> tenant_left;  // (tenant, resource) -> cap left
@@ -127,8 +162,9 @@ std::int64_t fair_fill(std::vector<Work*>& group, const std::string& r, std::int
 }
 
 void grant_partial(std::vector<Work*>& order, const GrantRules& rules, const std::set<std::string>& resources) {
-  for (const std::string& r : resources) {
+  for (const std::string& r : in_grant_order(resources)) {
     std::int64_t avail = available(rules, r);
+    if (is_unit(r)) avail = std::max<std::int64_t>(0, avail - unit_cost_of(granted_so_far(order), rules));
     // Step 3: keep what is held, shrinking from the back of the order.
     std::int64_t kept = 0;
     for (Work* w : order) {
@@ -165,8 +201,15 @@ void grant_partial(std::vector<Work*>& order, const GrantRules& rules, const std
 void grant_whole(std::vector<Work*>& order, const GrantRules& rules, const std::set<std::string>& resources) {
   Amounts free;
   for (const std::string& r : resources) free[r] = available(rules, r);
+  const std::string unit(kGpuUnit);
+  // A demand as it weighs on the pool: its devices also cost gpupool.io/gpu.
+  auto weight_of = [&](const Work* w) {
+    Amounts d = w->demand;
+    if (rules.capacity.count(unit)) d[unit] += unit_cost_of(w->demand, rules);
+    return d;
+  };
   auto take = [&](Work* w) {
-    for (const auto& [r, v] : w->demand) free[r] -= v;
+    for (const auto& [r, v] : weight_of(w)) free[r] -= v;
     w->granted = w->demand;
   };
   // Keep whole grants held, in order, while they fit; a held one that no longer fits is dropped.
@@ -174,7 +217,7 @@ void grant_whole(std::vector<Work*>& order, const GrantRules& rules, const std::
   for (Work* w : order) {
     if (!w->active || w->demand.empty()) continue;
     if (fits_within(w->demand, w->ask->held)) {
-      if (fits_within(w->demand, free)) {
+      if (fits_within(weight_of(w), free)) {
         take(w);
       } else {
         w->reduced = true;
@@ -197,7 +240,7 @@ void grant_whole(std::vector<Work*>& order, const GrantRules& rules, const std::
     return before(*a, *b);
   });
   for (Work* w : waiting) {
-    if (!w->reduced && fits_within(w->demand, free)) take(w);
+    if (!w->reduced && fits_within(weight_of(w), free)) take(w);
   }
 }
 
@@ -260,7 +303,11 @@ PoolGrants decide_grants(const std::vector<QuotaAsk>& asks, const GrantRules& ru
     for (auto it = w.granted.begin(); it != w.granted.end();) it = it->second == 0 ? w.granted.erase(it) : std::next(it);
     out.granted = add(out.granted, w.granted);
   }
-  for (const auto& [r, c] : rules.capacity) out.unreserved[r] = std::max<std::int64_t>(0, available(rules, r) - get(out.granted, r));
+  for (const auto& [r, c] : rules.capacity) {
+    std::int64_t left = available(rules, r) - get(out.granted, r);
+    if (is_unit(r)) left -= unit_cost_of(out.granted, rules);
+    out.unreserved[r] = std::max<std::int64_t>(0, left);
+  }
   for (const auto& w : work) {
     QuotaGrant g;
     g.key = w.ask->key;

@@ -6,6 +6,7 @@
 #include "gpupool/api/conditions.h"
 #include "gpupool/quota/eligibility.h"
 #include "gpupool/quota/grant.h"
+#include "gpupool/quota_controller/pool_unit_costs.h"
 #include "gpupool/runtime/object_helpers.h"
 
 namespace gpupool::quota_controller {
@@ -145,6 +146,11 @@ Result GrantReconciler::reconcile(const runtime::Request& request, std::stop_tok
     grant_rules.max_per_tenant = to_amounts(rules->max_per_tenant);
     grant_rules.partial = rules->partial_grants;
     grant_rules.manual_approval = rules->approval == api::ApprovalMode::manual;
+  }
+  if (pool) {
+    const auto basis = rules && rules->charge_basis == api::ChargeBasis::memory ? quota::ChargeBasis::memory
+                                                                                : quota::ChargeBasis::compute;
+    grant_rules.unit_costs = pool_unit_costs(*pool, grant_rules.capacity, gpu::Catalog::builtin(), basis);
   }
 
   quota::NamespaceLabels namespaces;

@@ -17,7 +17,13 @@
 //    grains such a division leaves go to the quota with the least added per
 //    unit of weight, then the older.
 // Grants move in grains (quota/amounts.h): whole devices, thousandths of a
-// GPU for gpupool.io/gpu. Without partial grants a quota gets its whole
+// GPU for gpupool.io/gpu.
+//
+// gpupool.io/gpu and the device resources are two currencies over the same
+// GPUs: device grants are decided first, and what they cost by `unit_costs`
+// (a device without a cost counts as a whole GPU) is taken from the
+// gpupool.io/gpu capacity before gpupool.io/gpu is granted, so the two
+// together never guarantee more GPUs than the pool has. Without partial grants a quota gets its whole
 // demand or nothing: at equal priority the smaller demand per weight first,
 // then the older; one that does not fit does not block smaller ones behind it.
 #pragma once
@@ -49,6 +55,7 @@ struct GrantRules {
   Amounts capacity;            // the pool's, by resource name
   Amounts reserve;             // kept back from guarantees
   Amounts max_per_tenant;      // resources absent: no cap
+  Amounts unit_costs;          // device resource -> millionths of a GPU per device (gpu_units.h)
   bool partial = true;
   bool manual_approval = false;
 };

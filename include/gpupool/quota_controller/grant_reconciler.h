@@ -10,7 +10,8 @@
 // - the pool's status.granted (the pool reconciler keeps it).
 // Capacity: the pool's status.capacity by resource name, and for the
 // normalised unit gpupool.io/gpu the physical GPUs its members report (each
-// GPU is one GPU's worth, however it is partitioned or shared).
+// GPU is one GPU's worth, however it is partitioned or shared), less what
+// the device grants cost in it (pool_unit_costs.h).
 // Requeues itself for the next expiresAt.
 #pragma once
 

@@ -191,6 +191,36 @@ TEST(DecideGrants, NormalisedUnitIsGrantedInThousandths) {
   EXPECT_EQ(quota(g, "b/q").message, "granted 0.833 of 2 gpupool.io/gpu: pool mixed has 0 unreserved");
 }
 
+// Devices and gpupool.io/gpu are one set of GPUs: together never more than the pool has.
+TEST(DecideGrants, DeviceGrantsUseUpTheNormalisedUnit) {
+  const std::string unit(kGpuUnit);
+  GrantRules rules = pool(4);
+  rules.capacity[unit] = 4 * kMicro;
+  rules.capacity["nvidia.com/mig-1g.10gb"] = 7 * kMicro;  // and one more GPU cut in seven
+  rules.capacity[unit] += kMicro;
+  rules.unit_costs = {{kGpu, kMicro}, {"nvidia.com/mig-1g.10gb", 142857}};
+  QuotaAsk devices = ask("a/q", 3);
+  devices.requested["nvidia.com/mig-1g.10gb"] = 7 * kMicro;
+  QuotaAsk units = ask("b/q", 0, 10);
+  units.requested = {{unit, 2 * kMicro}};
+  const PoolGrants g = decide_grants({devices, units}, rules);
+  EXPECT_EQ(granted(g, "a/q"), 3);
+  EXPECT_EQ(granted(g, "a/q", "nvidia.com/mig-1g.10gb"), 7 * kMicro);
+  // 5 GPUs - 3 whole - 7 x 1/7 (0.999999) leave 1.000001: one thousandth-grained GPU.
+  EXPECT_EQ(granted(g, "b/q", unit), kMicro);
+  EXPECT_EQ(quota(g, "b/q").message, "granted 1 of 2 gpupool.io/gpu: pool training-a100 has 0.000001 unreserved");
+
+  // All or nothing: the units quota (higher priority) goes first and the devices no longer fit.
+  rules.partial = false;
+  const PoolGrants whole = decide_grants({devices, units}, rules);
+  EXPECT_EQ(granted(whole, "b/q", unit), 2 * kMicro);
+  EXPECT_TRUE(quota(whole, "a/q").granted.empty()) << "3 GPUs + 7 slices need 3.999999 of the 3 left";
+  // A device without a known cost counts as a whole GPU.
+  rules.partial = true;
+  rules.unit_costs.clear();
+  EXPECT_TRUE(quota(decide_grants({devices, units}, rules), "b/q").granted.empty()) << "3 + 7 whole GPUs > 5";
+}
+
 // The same asks in any order give the same grants; the sum never exceeds capacity.
 TEST(DecideGrants, DeterministicAndWithinCapacityForAnyOrder) {
   std::mt19937 rng(7);
