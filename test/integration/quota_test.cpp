@@ -3,6 +3,8 @@
 // namespaces compete for it.
 #include <gtest/gtest.h>
 
+#include <ctime>
+
 #include "support/fleet_fixture.h"
 
 namespace gpupool::test {
@@ -53,27 +55,24 @@ class QuotaTest : public FleetTest {
     }
     return ok;
   }
+  // The GPUPolicy quota-test with `quota_rules` (YAML under spec.quota) and the
+  // pool "quota" using it, with the capacity of the fleet's 4 GPUs reported.
+  void policy_and_pool(const std::string& quota_rules) {
+    apply("apiVersion: gpupool.io/v1alpha1\nkind: GPUPolicy\nmetadata:\n  name: quota-test\nspec:\n  quota:\n" + quota_rules);
+    apply_pool(pool_yaml("quota", "pool-test: quota", "  policyRef: {name: quota-test}\n"));
+    ASSERT_TRUE(wait_pool("quota", 120s, [](const rapidjson::Value& p) { return str(p, {"status", "capacity", "nvidia.com/gpu"}) == "4"; },
+                          "the pool's capacity"));
+  }
   std::vector<std::string> namespaces_;
 };
 
 TEST_F(QuotaTest, GrantsFollowPriorityWithinCapacityRejectOthersAndSayWhyInNumbers) {
   fleet(90, 2, {{"pool-test", "quota"}});  // 2 nodes x 2 A100 without MIG: 4 nvidia.com/gpu
   start_controller();
-  apply(R"(apiVersion: gpupool.io/v1alpha1
-kind: GPUPolicy
-metadata:
-  name: quota-test
-spec:
-  quota:
-    namespaceSelector:
-      matchLabels: {gpu-access: "yes"}
-)");
   make_namespace("qt-a", "gpu-access: \"yes\"");
   make_namespace("qt-b", "gpu-access: \"yes\"");
   make_namespace("qt-c", "");
-  apply_pool(pool_yaml("quota", "pool-test: quota", "  policyRef: {name: quota-test}\n"));
-  ASSERT_TRUE(wait_pool("quota", 120s, [](const rapidjson::Value& p) { return str(p, {"status", "capacity", "nvidia.com/gpu"}) == "4"; },
-                        "the pool's capacity"));
+  policy_and_pool("    namespaceSelector:\n      matchLabels: {gpu-access: \"yes\"}\n");
 
   quota("qt-a", "train", "nvidia.com/gpu: 3", 10);
   quota("qt-b", "infer", "nvidia.com/gpu: 3", 0);
@@ -114,18 +113,8 @@ spec:
 TEST_F(QuotaTest, ManualApprovalGrantsOnlyWhatWasApproved) {
   fleet(95, 2, {{"pool-test", "quota"}});
   start_controller();
-  apply(R"(apiVersion: gpupool.io/v1alpha1
-kind: GPUPolicy
-metadata:
-  name: quota-test
-spec:
-  quota:
-    approval: Manual
-)");
   make_namespace("qt-m", "");
-  apply_pool(pool_yaml("quota", "pool-test: quota", "  policyRef: {name: quota-test}\n"));
-  ASSERT_TRUE(wait_pool("quota", 120s, [](const rapidjson::Value& p) { return str(p, {"status", "capacity", "nvidia.com/gpu"}) == "4"; },
-                        "the pool's capacity"));
+  policy_and_pool("    approval: Manual\n");
   quota("qt-m", "train", "nvidia.com/gpu: 2", 0);
   ASSERT_TRUE(wait_phase("qt-m", "train", "Pending"));
   ASSERT_TRUE(testenv::wait_until([&] { return condition(get_quota("qt-m", "train"), "Granted", "reason") == "WaitingForApproval"; }, 30s));
@@ -153,6 +142,29 @@ spec:
   ASSERT_EQ(approve(), 0) << approve_out;
   ASSERT_TRUE(wait_phase("qt-m", "train", "Granted"));
   EXPECT_EQ(str(get_quota("qt-m", "train"), {"status", "granted", "nvidia.com/gpu"}), "4");
+}
+
+// expiresAt ends the guarantee: the quota is Expired and what it held goes
+// to the quota that waited for it.
+TEST_F(QuotaTest, AnExpiredGrantReturnsItsCapacity) {
+  fleet(100, 2, {{"pool-test", "quota"}});
+  start_controller();
+  make_namespace("qt-e", "");
+  policy_and_pool("    approval: Automatic\n");
+  // RFC 3339, UTC, 8 s from now.
+  const std::time_t soon = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now() + 8s);
+  char expires[32];
+  std::tm utc{};
+  std::strftime(expires, sizeof expires, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&soon, &utc));
+  apply("apiVersion: gpupool.io/v1alpha1\nkind: TenantQuota\nmetadata:\n  name: short\n  namespace: qt-e\nspec:\n"
+        "  poolRef: {name: quota}\n  resources: {nvidia.com/gpu: 4}\n  expiresAt: \"" + std::string(expires) + "\"\n");
+  ASSERT_TRUE(wait_phase("qt-e", "short", "Granted"));
+  quota("qt-e", "later", "nvidia.com/gpu: 2", 0);
+  ASSERT_TRUE(wait_phase("qt-e", "later", "Pending"));
+  ASSERT_TRUE(wait_phase("qt-e", "short", "Expired"));
+  EXPECT_FALSE(at(get_quota("qt-e", "short"), {"status", "granted", "nvidia.com/gpu"}));
+  ASSERT_TRUE(wait_phase("qt-e", "later", "Granted"));
+  EXPECT_EQ(str(get_quota("qt-e", "later"), {"status", "granted", "nvidia.com/gpu"}), "2");
 }
 
 }  // namespace
