@@ -13,6 +13,7 @@
 #include "node_inventory.h"
 #include "pool_controller_setup.h"
 #include "quota_controller_setup.h"
+#include "webhook_setup.h"
 
 int main(int argc, char** argv) {
   gpupool::ShutdownSignal shutdown;  // first: threads started later inherit the signal mask
@@ -48,6 +49,14 @@ int main(int argc, char** argv) {
                  "sharing setting in use")->capture_default_str();
   app.add_option("--mig-parted-config", mig_parted_path,
                  "A mig-parted config file whose configs pools may name as spec.partitioning.nvidia.layout");
+  gpupool::controller::WebhookOptions wo;
+  app.add_option("--webhook-bind-address", wo.bind_address,
+                 "host:port of the admission webhook server (HTTPS); empty or 0 disables it")->capture_default_str();
+  app.add_option("--webhook-url", wo.url,
+                 "https://HOST:PORT the API server reaches the webhook at, outside a cluster; default: the Service");
+  app.add_option("--webhook-service", wo.service, "NAMESPACE/NAME of the webhook's Service (port 443)")->capture_default_str();
+  app.add_option("--webhook-secret", wo.secret, "NAMESPACE/NAME of the Secret holding the webhook's CA and certificate")
+      ->capture_default_str();
   app.add_option("--kube-api-qps", qps, "Queries per second to the API server")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--kube-api-burst", burst, "Burst of queries to the API server")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--log-format", log_format, "Log format: text or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
@@ -106,6 +115,12 @@ int main(int argc, char** argv) {
     gpupool::controller::PoolController pools(manager, agent_namespace, concurrency, mig_parted ? &*mig_parted : nullptr,
                                               &events, device_plugin_configmap);
     gpupool::controller::QuotaController quotas(manager, concurrency);
+    std::unique_ptr<gpupool::controller::WebhookServer> webhook;
+    if (!wo.bind_address.empty() && wo.bind_address != "0") {
+      wo.catalog = &gpupool::gpu::Catalog::builtin();
+      wo.mig_parted = mig_parted ? &*mig_parted : nullptr;
+      webhook = std::make_unique<gpupool::controller::WebhookServer>(manager.client(), wo);
+    }
     code = manager.run(shutdown.token());
     events.stop();
   } catch (const std::exception& e) {
