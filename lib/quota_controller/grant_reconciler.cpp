@@ -4,6 +4,7 @@
 
 #include "gpupool/api/codec.h"
 #include "gpupool/api/conditions.h"
+#include "gpupool/kube/json_access.h"
 #include "gpupool/quota/eligibility.h"
 #include "gpupool/quota/grant.h"
 #include "gpupool/quota_controller/pool_unit_costs.h"
@@ -132,12 +133,24 @@ Result GrantReconciler::reconcile(const runtime::Request& request, std::stop_tok
   quota::GrantRules grant_rules;
   grant_rules.pool = pool_name;
   if (pool && pool->status) grant_rules.capacity = to_amounts(pool->status->capacity);
+  // The members' GPUs and the MIG instances they report (sizes as reported).
   std::int64_t gpus = 0;
+  std::vector<ReportedInstance> reported;
   for (const auto& g : stores_.gpunodes.list()) {
     if (kube::string_at(g->doc, {"spec", "pool"}) != pool_name) continue;
-    const auto* status = g->doc.HasMember("status") ? &g->doc["status"] : nullptr;
-    if (status && status->IsObject() && status->HasMember("gpuCount") && (*status)["gpuCount"].IsInt()) {
-      gpus += (*status)["gpuCount"].GetInt();
+    const rapidjson::Value* status = kube::member(g->doc, "status");
+    if (const rapidjson::Value* count = kube::member(status, "gpuCount"); count && count->IsInt()) gpus += count->GetInt();
+    const rapidjson::Value* list = kube::member(status, "gpus");
+    if (list == nullptr || !list->IsArray()) continue;
+    for (const auto& gpu : list->GetArray()) {
+      const rapidjson::Value* gpu_memory = kube::member(gpu, "memoryMiB");
+      const rapidjson::Value* instances = kube::value_at(gpu, {"partition", "instances"});
+      if (gpu_memory == nullptr || !gpu_memory->IsInt64() || instances == nullptr || !instances->IsArray()) continue;
+      for (const auto& inst : instances->GetArray()) {
+        const rapidjson::Value* memory = kube::member(inst, "memoryMiB");
+        if (memory == nullptr || !memory->IsInt64()) continue;
+        reported.push_back({kube::string_of(kube::member(inst, "profile")), memory->GetInt64(), gpu_memory->GetInt64()});
+      }
     }
   }
   if (gpus > 0) grant_rules.capacity[std::string(quota::kGpuUnit)] = gpus * quota::kMicro;
@@ -150,7 +163,7 @@ Result GrantReconciler::reconcile(const runtime::Request& request, std::stop_tok
   if (pool) {
     const auto basis = rules && rules->charge_basis == api::ChargeBasis::memory ? quota::ChargeBasis::memory
                                                                                 : quota::ChargeBasis::compute;
-    grant_rules.unit_costs = pool_unit_costs(*pool, grant_rules.capacity, gpu::Catalog::builtin(), basis);
+    grant_rules.unit_costs = pool_unit_costs(*pool, grant_rules.capacity, gpu::Catalog::builtin(), basis, reported);
   }
 
   quota::NamespaceLabels namespaces;

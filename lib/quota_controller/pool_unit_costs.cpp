@@ -7,7 +7,7 @@
 namespace gpupool::quota_controller {
 
 quota::Amounts pool_unit_costs(const api::GPUPool& pool, const quota::Amounts& capacity, const gpu::Catalog& catalog,
-                               quota::ChargeBasis basis) {
+                               quota::ChargeBasis basis, const std::vector<ReportedInstance>& reported) {
   const node::SharingConfig sc = node::sharing_config(pool.spec.sharing);
   const bool single = pool.spec.partitioning && pool.spec.partitioning->nvidia &&
                       pool.spec.partitioning->nvidia->strategy == api::MIGStrategy::single &&
@@ -26,7 +26,20 @@ quota::Amounts pool_unit_costs(const api::GPUPool& pool, const quota::Amounts& c
     if (base.starts_with(mig)) {
       const std::string name = base.substr(mig.size());
       std::int64_t best = 0;
+      bool seen = false;  // sizes as the GPUs report them win over the catalog's
+      if (basis == quota::ChargeBasis::memory) {
+        for (const auto& r : reported) {
+          if (node::mig_device_name(r.profile) != name || r.memory_mib <= 0 || r.gpu_memory_mib <= 0) continue;
+          quota::DeviceShare s;
+          s.memory_mib = r.memory_mib;
+          s.gpu_memory_mib = r.gpu_memory_mib;
+          s.replicas = replicas;
+          best = std::max(best, quota::device_cost(s, basis));
+          seen = true;
+        }
+      }
       for (const auto& model : catalog.models()) {
+        if (seen) break;
         if (!model.mig) continue;
         for (const auto& p : model.mig->profiles) {
           if (node::mig_device_name(p.name) != name) continue;

@@ -32,5 +32,22 @@ TEST(PoolUnitCosts, Table) {
   EXPECT_EQ(shared.at("nvidia.com/mig-3g.40gb"), 107143);  // 3/7 / 4
 }
 
+// By memory, the sizes the GPUs report win over the catalog's nominal ones
+// (H200 7g.141gb: 140.00 GiB of 143771 MiB on one driver, other sizes on others).
+TEST(PoolUnitCosts, MemoryBasisUsesTheReportedSizes) {
+  const auto& catalog = gpu::Catalog::builtin();
+  api::GPUPool pool;
+  const quota::Amounts capacity = {{"nvidia.com/mig-3g.71gb", 2 * kMicro}, {"nvidia.com/mig-1g.18gb", kMicro}};
+  const std::vector<ReportedInstance> reported = {{"3g.71gb", 71424, 143771}, {"3g.71gb", 71168, 143771}};
+  const auto costs = pool_unit_costs(pool, capacity, catalog, quota::ChargeBasis::memory, reported);
+  EXPECT_EQ(costs.at("nvidia.com/mig-3g.71gb"), 496790);  // the larger: 71424 / 143771
+  // Nothing reported for 1g.18gb: the catalog's nominal share.
+  const auto nominal = pool_unit_costs(pool, {{"nvidia.com/mig-1g.18gb", kMicro}}, catalog, quota::ChargeBasis::memory);
+  EXPECT_EQ(costs.at("nvidia.com/mig-1g.18gb"), nominal.at("nvidia.com/mig-1g.18gb"));
+  // By compute the sizes do not matter.
+  EXPECT_EQ(pool_unit_costs(pool, capacity, catalog, quota::ChargeBasis::compute, reported).at("nvidia.com/mig-3g.71gb"),
+            428571);
+}
+
 }  // namespace
 }  // namespace gpupool::quota_controller
