@@ -161,11 +161,22 @@ std::int64_t fair_fill(std::vector<Work*>& group, const std::string& r, std::int
   return free - (free / g - grains) * g;
 }
 
+// Millionths of a GPU one device of `r` costs (a device without a known cost: a whole GPU).
+std::int64_t cost_of(const GrantRules& rules, const std::string& r) {
+  auto it = rules.unit_costs.find(r);
+  return it == rules.unit_costs.end() ? kMicro : it->second;
+}
+
 void grant_partial(std::vector<Work*>& order, const GrantRules& rules, const std::set<std::string>& resources) {
-  for (const std::string& r : in_grant_order(resources)) {
+  const std::vector<std::string> ordered = in_grant_order(resources);
+  const std::string unit(kGpuUnit);
+  const bool coupled = rules.capacity.count(unit) > 0;  // devices also spend gpupool.io/gpu
+  // Step 3: keep what is held, shrinking from the back of the order; the
+  // unit's capacity is what the kept devices leave.
+  Amounts free;
+  for (const std::string& r : ordered) {
     std::int64_t avail = available(rules, r);
     if (is_unit(r)) avail = std::max<std::int64_t>(0, avail - unit_cost_of(granted_so_far(order), rules));
-    // Step 3: keep what is held, shrinking from the back of the order.
     std::int64_t kept = 0;
     for (Work* w : order) {
       if (!w->active) continue;
@@ -185,15 +196,28 @@ void grant_partial(std::vector<Work*>& order, const GrantRules& rules, const std
       kept -= cut;
       w->reduced = true;
     }
-    // Step 4: the rest by priority, weight, age.
-    std::int64_t free = std::max<std::int64_t>(0, avail - kept);
-    for (std::size_t i = 0; i < order.size() && free > 0;) {
-      std::vector<Work*> group;
-      const std::int32_t p = order[i]->ask->priority;
-      for (; i < order.size() && order[i]->ask->priority == p; ++i) {
-        if (order[i]->active) group.push_back(order[i]);
+    free[r] = std::max<std::int64_t>(0, avail - kept);
+  }
+  // Step 4: the rest by priority across every resource; within a priority,
+  // devices first (each also spends gpupool.io/gpu), then gpupool.io/gpu.
+  for (std::size_t i = 0; i < order.size();) {
+    std::vector<Work*> group;
+    const std::int32_t p = order[i]->ask->priority;
+    for (; i < order.size() && order[i]->ask->priority == p; ++i) {
+      if (order[i]->active) group.push_back(order[i]);
+    }
+    for (const std::string& r : ordered) {
+      if (is_unit(r) || !coupled) {
+        free[r] = fair_fill(group, r, free[r]);
+        continue;
       }
-      free = fair_fill(group, r, free);
+      // As many devices as both the device and the unit capacity allow.
+      const std::int64_t cost = cost_of(rules, r);
+      const std::int64_t affordable = cost > 0 ? free[unit] / cost * kMicro : free[r];
+      const std::int64_t cap = std::min(free[r], affordable);
+      const std::int64_t used = cap - fair_fill(group, r, cap);
+      free[r] -= used;
+      free[unit] = std::max<std::int64_t>(0, free[unit] - unit_cost_of({{r, used}}, rules));
     }
   }
 }
@@ -303,9 +327,16 @@ PoolGrants decide_grants(const std::vector<QuotaAsk>& asks, const GrantRules& ru
     for (auto it = w.granted.begin(); it != w.granted.end();) it = it->second == 0 ? w.granted.erase(it) : std::next(it);
     out.granted = add(out.granted, w.granted);
   }
+  // What is left, in each resource's own terms: devices are also limited by
+  // the gpupool.io/gpu they would spend.
+  const std::string unit(kGpuUnit);
+  const std::int64_t unit_left = std::max<std::int64_t>(
+      0, available(rules, unit) - get(out.granted, unit) - unit_cost_of(out.granted, rules));
   for (const auto& [r, c] : rules.capacity) {
-    std::int64_t left = available(rules, r) - get(out.granted, r);
-    if (is_unit(r)) left -= unit_cost_of(out.granted, rules);
+    std::int64_t left = is_unit(r) ? unit_left : available(rules, r) - get(out.granted, r);
+    if (!is_unit(r) && rules.capacity.count(unit) && cost_of(rules, r) > 0) {
+      left = std::min(left, unit_left / cost_of(rules, r) * kMicro);
+    }
     out.unreserved[r] = std::max<std::int64_t>(0, left);
   }
   for (const auto& w : work) {

@@ -20,10 +20,11 @@
 // GPU for gpupool.io/gpu.
 //
 // gpupool.io/gpu and the device resources are two currencies over the same
-// GPUs: device grants are decided first, and what they cost by `unit_costs`
-// (a device without a cost counts as a whole GPU) is taken from the
-// gpupool.io/gpu capacity before gpupool.io/gpu is granted, so the two
-// together never guarantee more GPUs than the pool has. Without partial grants a quota gets its whole
+// GPUs: every device granted also spends what it costs by `unit_costs` (a
+// device without a cost counts as a whole GPU) of the gpupool.io/gpu
+// capacity, so the two together never guarantee more GPUs than the pool has.
+// Priority rules across both: a priority level is served in full (its
+// devices first, then its gpupool.io/gpu) before the next. Without partial grants a quota gets its whole
 // demand or nothing: at equal priority the smaller demand per weight first,
 // then the older; one that does not fit does not block smaller ones behind it.
 #pragma once

@@ -203,12 +203,23 @@ TEST(DecideGrants, DeviceGrantsUseUpTheNormalisedUnit) {
   devices.requested["nvidia.com/mig-1g.10gb"] = 7 * kMicro;
   QuotaAsk units = ask("b/q", 0, 10);
   units.requested = {{unit, 2 * kMicro}};
+  // b's higher priority is served first: 2 of the 5 GPUs' worth. a then gets
+  // the 3 whole GPUs it asks (3 left), and no slice fits in what remains.
   const PoolGrants g = decide_grants({devices, units}, rules);
+  EXPECT_EQ(granted(g, "b/q", unit), 2 * kMicro);
+  EXPECT_EQ(quota(g, "b/q").outcome, GrantOutcome::granted);
   EXPECT_EQ(granted(g, "a/q"), 3);
-  EXPECT_EQ(granted(g, "a/q", "nvidia.com/mig-1g.10gb"), 7 * kMicro);
-  // 5 GPUs - 3 whole - 7 x 1/7 (0.999999) leave 1.000001: one thousandth-grained GPU.
-  EXPECT_EQ(granted(g, "b/q", unit), kMicro);
-  EXPECT_EQ(quota(g, "b/q").message, "granted 1 of 2 gpupool.io/gpu: pool training-a100 has 0.000001 unreserved");
+  EXPECT_EQ(granted(g, "a/q", "nvidia.com/mig-1g.10gb"), 0);
+  EXPECT_EQ(quota(g, "a/q").message,
+            "granted 0 of 7 nvidia.com/mig-1g.10gb: pool training-a100 has 0 unreserved");
+  // With b at the same priority as a, a's devices come first, then b gets what they leave:
+  // 5 - 3 - 7 x 1/7 (0.999999) = 1.000001, one GPU in thousandths.
+  units.priority = 0;
+  const PoolGrants same = decide_grants({devices, units}, rules);
+  EXPECT_EQ(granted(same, "a/q", "nvidia.com/mig-1g.10gb"), 7 * kMicro);
+  EXPECT_EQ(granted(same, "b/q", unit), kMicro);
+  EXPECT_EQ(quota(same, "b/q").message, "granted 1 of 2 gpupool.io/gpu: pool training-a100 has 0.000001 unreserved");
+  units.priority = 10;
 
   // All or nothing: the units quota (higher priority) goes first and the devices no longer fit.
   rules.partial = false;
@@ -218,7 +229,38 @@ TEST(DecideGrants, DeviceGrantsUseUpTheNormalisedUnit) {
   // A device without a known cost counts as a whole GPU.
   rules.partial = true;
   rules.unit_costs.clear();
-  EXPECT_TRUE(quota(decide_grants({devices, units}, rules), "b/q").granted.empty()) << "3 + 7 whole GPUs > 5";
+  const PoolGrants unknown = decide_grants({devices, units}, rules);
+  EXPECT_EQ(granted(unknown, "b/q", unit), 2 * kMicro);
+  EXPECT_EQ(granted(unknown, "a/q"), 3);
+  EXPECT_EQ(granted(unknown, "a/q", "nvidia.com/mig-1g.10gb"), 0) << "each slice would count as a whole GPU: none is left";
+}
+
+// Random asks in both currencies: devices plus gpupool.io/gpu never guarantee more GPUs than there are.
+TEST(DecideGrants, BothCurrenciesTogetherStayWithinTheGpus) {
+  std::mt19937 rng(11);
+  const std::string unit(kGpuUnit), mig("nvidia.com/mig-3g.40gb");
+  for (int round = 0; round < 50; ++round) {
+    GrantRules rules = pool(1 + static_cast<std::int64_t>(rng() % 8));
+    rules.capacity[mig] = static_cast<std::int64_t>(rng() % 6) * kMicro;
+    rules.capacity[unit] = rules.capacity[kGpu] + rules.capacity[mig] / 2;  // two 3g per GPU
+    rules.unit_costs = {{kGpu, kMicro}, {mig, 428571}};
+    rules.partial = rng() % 2 == 0;
+    std::vector<QuotaAsk> asks;
+    for (int i = 0; i < 8; ++i) {
+      QuotaAsk a = ask("ns" + std::to_string(i) + "/q", static_cast<std::int64_t>(rng() % 4),
+                       static_cast<std::int32_t>(rng() % 3));
+      a.requested[mig] = static_cast<std::int64_t>(rng() % 3) * kMicro;
+      a.requested[unit] = static_cast<std::int64_t>(rng() % 3000) * 1000;
+      if (rng() % 3 == 0) a.held = {{unit, static_cast<std::int64_t>(rng() % 2000) * 1000}, {kGpu, kMicro}};
+      asks.push_back(a);
+    }
+    const PoolGrants g = decide_grants(asks, rules);
+    const auto get_or_zero = [&](const std::string& r) { return g.granted.count(r) ? g.granted.at(r) : 0; };
+    const std::int64_t spent = get_or_zero(unit) + get_or_zero(kGpu) + get_or_zero(mig) / kMicro * 428571;
+    EXPECT_LE(spent, rules.capacity[unit]) << "round " << round;
+    EXPECT_LE(get_or_zero(kGpu), rules.capacity[kGpu]);
+    EXPECT_LE(get_or_zero(mig), rules.capacity[mig]);
+  }
 }
 
 // The same asks in any order give the same grants; the sum never exceeds capacity.
