@@ -104,6 +104,11 @@ WebhookServer::WebhookServer(kube::Client& client, WebhookOptions options) : cli
     }
   }
 
+  {
+    std::lock_guard lock(mu_);
+    ca_pem_ = bundle.ca_cert_pem;
+  }
+
   // The server.
   webhook::TlsServerOptions so;
   const auto colon = options_.bind_address.rfind(':');
@@ -120,14 +125,12 @@ WebhookServer::WebhookServer(kube::Client& client, WebhookOptions options) : cli
     if (!request) return webhook::HttpResponse{400, "text/plain", error};
     return webhook::HttpResponse{200, "application/json", admission::admission_review_response(admission::validate_request(*request, vo))};
   });
+  for (auto& [path, handler] : options_.handlers) server_->handle_post(path, handler);
   server_->start();
   spdlog::info("webhook: serving /validate on {}:{}", so.host, server_->port());
 
   // The configuration, by server-side apply.
-  const std::string client_config =
-      options_.url.empty()
-          ? R"({"service":{"namespace":)" + quoted(svc_ns) + R"(,"name":)" + quoted(svc_name) + R"(,"path":"/validate","port":443})"
-          : R"({"url":)" + quoted(options_.url + "/validate") + "}";
+  const std::string client_config = this->client_config("/validate");
   const std::string body =
       R"({"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration","metadata":{"name":")" +
       std::string(kConfigurationName) + R"("},"webhooks":[{"name":"validate.gpupool.io","clientConfig":)" +
@@ -150,5 +153,22 @@ WebhookServer::~WebhookServer() {
 }
 
 int WebhookServer::port() const { return server_ ? server_->port() : 0; }
+
+std::string WebhookServer::ca_bundle() const {
+  std::lock_guard lock(mu_);
+  return ca_pem_;
+}
+
+void WebhookServer::on_ca_bundle_change(std::function<void()> callback) {
+  std::lock_guard lock(mu_);
+  ca_callbacks_.push_back(std::move(callback));
+}
+
+std::string WebhookServer::client_config(const std::string& path) const {
+  if (!options_.url.empty()) return R"({"url":)" + quoted(options_.url + path) + "}";
+  const auto [svc_ns, svc_name] = split_ref(options_.service);
+  return R"({"service":{"namespace":)" + quoted(svc_ns) + R"(,"name":)" + quoted(svc_name) + R"(,"path":)" + quoted(path) +
+         R"(,"port":443}})";
+}
 
 }  // namespace gpupool::controller

@@ -11,7 +11,10 @@
 // the cluster is untouched.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "gpupool/gpu/catalog.h"
@@ -28,6 +31,8 @@ struct WebhookOptions {
   std::string secret = "gpupool-system/gpupool-webhook-tls";  // NAMESPACE/NAME of the certificates
   const gpu::Catalog* catalog = nullptr;
   const gpu::MigPartedConfig* mig_parted = nullptr;
+  // More paths served next to /validate (the pod gate's /mutate-pods).
+  std::map<std::string, webhook::PostHandler> handlers;
 };
 
 class WebhookServer {
@@ -38,10 +43,23 @@ class WebhookServer {
   ~WebhookServer();
   int port() const;
 
+  // The CA (PEM) the API server must trust: what the webhook configurations
+  // written elsewhere (the pod gate's) put in caBundle. `on_change` runs
+  // (on any thread) whenever it changes, as a CA rotation does.
+  std::string ca_bundle() const;
+  void on_ca_bundle_change(std::function<void()> callback);
+
+  // The base URL of the server's paths in a webhook's clientConfig:
+  // {"url": "<url>/PATH"} outside a cluster, else the Service's.
+  std::string client_config(const std::string& path) const;
+
  private:
   kube::Client& client_;
   WebhookOptions options_;
   std::unique_ptr<webhook::TlsServer> server_;
+  mutable std::mutex mu_;
+  std::string ca_pem_;
+  std::vector<std::function<void()>> ca_callbacks_;
 };
 
 }  // namespace gpupool::controller
