@@ -1,8 +1,11 @@
-// gpupool-controller: the cluster controller. Runs the GPUPool reconciler
-// (lib/pool_controller); the TenantQuota reconcilers come with later issues.
+// gpupool-controller: the cluster controller. Runs the GPUPool reconcilers
+// (lib/pool_controller), the TenantQuota reconcilers (lib/quota_controller)
+// and the admission webhook server (validation, the pod quota gate).
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "gpupool/admission/gate_configuration.h"
+#include "gpupool/admission/pod_gate.h"
 #include "gpupool/common/log.h"
 #include "gpupool/common/shutdown.h"
 #include "gpupool/kube/config.h"
@@ -57,6 +60,18 @@ int main(int argc, char** argv) {
   app.add_option("--webhook-service", wo.service, "NAMESPACE/NAME of the webhook's Service (port 443)")->capture_default_str();
   app.add_option("--webhook-secret", wo.secret, "NAMESPACE/NAME of the Secret holding the webhook's CA and certificate")
       ->capture_default_str();
+  app.add_option_function<std::string>("--webhook-cert-source", [&wo](const std::string& s) {
+    wo.cert_source = s == "secret" ? gpupool::controller::CertSource::secret : gpupool::controller::CertSource::self;
+  }, "self: the controller makes and rotates the certificates in --webhook-secret; secret: it only reads them there "
+     "(tls.crt, tls.key, ca.crt: cert-manager's Certificate)")->check(CLI::IsMember({"self", "secret"}))->default_str("self");
+  auto duration_flag = [&app](const std::string& flag, auto& value, const char* text, const std::string& help) {
+    app.add_option_function<std::string>(flag, [&value, flag](const std::string& s) {
+      try { value = gpupool::controller::parse_flag_duration(s); } catch (const std::exception& e) { throw CLI::ValidationError(flag, e.what()); }
+    }, help + " (Go duration)")->default_str(text);
+  };
+  duration_flag("--webhook-cert-validity", wo.certificates.serving_validity, "8760h", "Validity of the webhook's serving certificate, re-issued with a third left");
+  duration_flag("--webhook-ca-validity", wo.certificates.ca_validity, "43800h", "Validity of the webhook's CA, replaced with a third left");
+  duration_flag("--webhook-cert-check-interval", wo.check_interval, "1m", "How often the webhook's Secret is read again and rotated when due");
   app.add_option("--kube-api-qps", qps, "Queries per second to the API server")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--kube-api-burst", burst, "Burst of queries to the API server")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--log-format", log_format, "Log format: text or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
@@ -114,14 +129,24 @@ int main(int argc, char** argv) {
     manager.add(inventory);
     gpupool::controller::PoolController pools(manager, agent_namespace, concurrency, mig_parted ? &*mig_parted : nullptr,
                                               &events, device_plugin_configmap);
-    gpupool::controller::QuotaController quotas(manager, concurrency);
     std::unique_ptr<gpupool::controller::WebhookServer> webhook;
     if (!wo.bind_address.empty() && wo.bind_address != "0") {
       wo.catalog = &gpupool::gpu::Catalog::builtin();
       wo.mig_parted = mig_parted ? &*mig_parted : nullptr;
+      wo.handlers[gpupool::admission::kGatePath] = [](const gpupool::webhook::HttpRequest& r) {
+        std::string error;
+        auto request = gpupool::admission::parse_admission_review(r.body, error);
+        if (!request) return gpupool::webhook::HttpResponse{400, "text/plain", error};
+        return gpupool::webhook::HttpResponse{200, "application/json",
+                                              gpupool::admission::admission_review_response(gpupool::admission::gate_pod(*request))};
+      };
+      wo.is_leader = [&manager] { return manager.is_leader(); };
       webhook = std::make_unique<gpupool::controller::WebhookServer>(manager.client(), wo);
     }
+    gpupool::controller::QuotaController quotas(manager, concurrency, &events, webhook.get());
     code = manager.run(shutdown.token());
+    // The webhook server's rotation thread calls into the quota controller (CA changes): stop it first.
+    webhook.reset();
     events.stop();
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());

@@ -1,6 +1,10 @@
 #include "quota_controller_setup.h"
 
+#include <spdlog/spdlog.h>
+
+#include "gpupool/admission/gate_configuration.h"
 #include "gpupool/kube/resource.h"
+#include "gpupool/metrics/registry.h"
 
 namespace gpupool::controller {
 namespace {
@@ -21,7 +25,8 @@ std::string status_json(const kube::Object& o, const char* field) {
 
 }  // namespace
 
-QuotaController::QuotaController(runtime::Manager& manager, int concurrency) {
+QuotaController::QuotaController(runtime::Manager& manager, int concurrency, runtime::EventRecorder* events,
+                                 WebhookServer* webhook) {
   auto& inf = manager.informers();
   auto quotas = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "tenantquotas"}, "", "", ""});
   auto pools = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""});
@@ -73,6 +78,46 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency) {
   grant_controller_->watches<kube::Object>(*namespaces, all_pools,
                                            [](const kube::Object& a, const kube::Object& b) { return labels_json(a) != labels_json(b); });
   manager.add(*grant_controller_);
+
+  if (webhook == nullptr) {
+    spdlog::warn("no webhook server (--webhook-bind-address): TenantQuotas are granted but pods are not held to them");
+    return;
+  }
+  const Request all{"", "all"};
+  auto everything = [all](const kube::Object&) { return std::vector<Request>{all}; };
+
+  // The gate's admission objects: covered namespaces follow quotas and namespace labels.
+  quota_controller::GateWebhook gw{[webhook] { return webhook->ca_bundle(); }, webhook->client_config(admission::kGatePath)};
+  gate_config_ = std::make_unique<quota_controller::GateConfigReconciler>(manager.client(), quotas->store(),
+                                                                          namespaces->store(), std::move(gw));
+  runtime::ControllerOptions gco;
+  gco.name = "quota-gate-configuration";
+  gate_config_controller_ = std::make_unique<runtime::Controller>(std::move(gco), *gate_config_);
+  gate_config_controller_->watches<kube::Object>(*quotas, everything);
+  gate_config_controller_->watches<kube::Object>(*namespaces, everything,
+                                                 [](const kube::Object& a, const kube::Object& b) { return labels_json(a) != labels_json(b); });
+  auto* gate_controller = gate_config_controller_.get();
+  webhook->on_ca_bundle_change([gate_controller, all] { gate_controller->enqueue(all); });
+  gate_config_controller_->enqueue(all);
+  manager.add(*gate_config_controller_);
+
+  // Admission: one pass for all quotas (one queue key), the pods' usage kept by the informer's handler.
+  auto pods = manager.informers().get<kube::PodProjection>({kube::core::pods(), "", "", ""});
+  admission_ = std::make_unique<quota_controller::AdmissionReconciler>(
+      manager.client(),
+      quota_controller::AdmissionStores{pods->store(), quotas->store(), pools->store(), policies->store(),
+                                        gpunodes->store(), namespaces->store()},
+      events, metrics::default_registry());
+  runtime::ControllerOptions aco;
+  aco.name = "quota-admission";
+  admission_controller_ = std::make_unique<runtime::Controller>(std::move(aco), *admission_);
+  auto* admission_controller = admission_controller_.get();
+  pods->add_handler(admission_->pod_handler([admission_controller, all] { admission_controller->enqueue(all); }));
+  for (auto* source : {quotas.get(), pools.get(), policies.get(), gpunodes.get(), namespaces.get()}) {
+    admission_controller_->watches<kube::Object>(*source, everything);
+  }
+  admission_controller_->enqueue(all);
+  manager.add(*admission_controller_);
 }
 
 }  // namespace gpupool::controller

@@ -3,12 +3,16 @@
 #include <arpa/inet.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <ctime>
+
 #include "gpupool/admission/validating.h"
 #include "gpupool/kube/base64.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/json_access.h"
 #include "gpupool/kube/resource.h"
-#include "gpupool/webhook/certificate_keeper.h"
+#include "gpupool/api/duration.h"
+#include "gpupool/common/rfc3339.h"
 
 namespace gpupool::controller {
 namespace {
@@ -40,73 +44,108 @@ std::string quoted(const std::string& s) {
   return kube::to_json(v);
 }
 
-std::optional<webhook::CertificateBundle> bundle_from(const rapidjson::Value& secret) {
+// The Secret's keys and the annotation that dates a CA rotation's last step.
+constexpr const char* kPreviousCaKey = "ca-previous.crt";
+constexpr const char* kStepAnnotation = "gpupool.io/webhook-ca-rotation-step-at";
+// How often a replica waiting to lead asks whether it does now.
+constexpr std::chrono::seconds kLeaderPoll{1};
+
+webhook::StoredCertificates stored_from(const rapidjson::Value& secret) {
   const rapidjson::Value* data = kube::member(secret, "data");
-  auto field = [&](const char* key) { return kube::base64_decode(kube::string_of(kube::member(data, key))); };
-  auto ca = field("ca.crt"), ca_key = field("ca.key"), crt = field("tls.crt"), key = field("tls.key");
-  if (!ca || !ca_key || !crt || !key || ca->empty()) return std::nullopt;
-  return webhook::CertificateBundle{*ca, *ca_key, *crt, *key};
+  auto field = [&](const char* key) {
+    return kube::base64_decode(kube::string_of(kube::member(data, key))).value_or(std::string());
+  };
+  webhook::StoredCertificates s;
+  s.bundle = {field("ca.crt"), field("ca.key"), field("tls.crt"), field("tls.key")};
+  s.previous_ca_pem = field(kPreviousCaKey);
+  const std::string step = kube::string_of(kube::member(kube::member(kube::member(secret, "metadata"), "annotations"), kStepAnnotation));
+  if (auto t = parse_rfc3339(step)) s.step_at = std::chrono::time_point_cast<webhook::Clock::duration>(to_system_clock(*t));
+  return s;
 }
 
-std::string secret_body(const std::string& ns, const std::string& name, const webhook::CertificateBundle& b) {
+std::string rfc3339(webhook::Clock::time_point t) {
+  const std::time_t seconds = webhook::Clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char out[32];
+  std::strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return out;
+}
+
+std::string secret_body(const std::string& ns, const std::string& name, const webhook::StoredCertificates& s) {
+  const webhook::CertificateBundle& b = s.bundle;
+  auto entry = [](const char* key, const std::string& pem) {
+    return "," + quoted(key) + ":" + quoted(kube::base64_encode(pem));
+  };
+  std::string annotations;
+  if (s.step_at) annotations = R"(,"annotations":{)" + quoted(kStepAnnotation) + ":" + quoted(rfc3339(*s.step_at)) + "}";
   return R"({"apiVersion":"v1","kind":"Secret","type":"kubernetes.io/tls","metadata":{"namespace":)" + quoted(ns) +
-         R"(,"name":)" + quoted(name) + R"(,"labels":{"app.kubernetes.io/managed-by":"gpupool-controller"}},"data":{)" +
-         R"("ca.crt":)" + quoted(kube::base64_encode(b.ca_cert_pem)) + R"(,"ca.key":)" +
-         quoted(kube::base64_encode(b.ca_key_pem)) + R"(,"tls.crt":)" + quoted(kube::base64_encode(b.cert_pem)) +
-         R"(,"tls.key":)" + quoted(kube::base64_encode(b.key_pem)) + "}}";
+         R"(,"name":)" + quoted(name) + R"(,"labels":{"app.kubernetes.io/managed-by":"gpupool-controller"})" +
+         annotations + R"(},"data":{"ca.crt":)" + quoted(kube::base64_encode(b.ca_cert_pem)) +
+         entry("ca.key", b.ca_key_pem) + entry("tls.crt", b.cert_pem) + entry("tls.key", b.key_pem) +
+         (s.previous_ca_pem.empty() ? std::string() : entry(kPreviousCaKey, s.previous_ca_pem)) + "}}";
+}
+
+// Whether this replica can serve what the Secret holds (it may be due for rotation).
+bool can_serve(const webhook::StoredCertificates& s, CertSource source) {
+  if (source == CertSource::self) return webhook::servable(s);
+  try {
+    return webhook::key_matches_certificate(s.bundle.cert_pem, s.bundle.key_pem);
+  } catch (const webhook::CertificateError&) {
+    return false;
+  }
 }
 
 }  // namespace
 
+std::chrono::seconds parse_flag_duration(const std::string& text) {
+  const auto parsed = api::parse_duration(text);
+  if (!parsed) throw std::invalid_argument(parsed.error);
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(*parsed.value);
+  if (seconds < std::chrono::seconds(1)) throw std::invalid_argument("duration \"" + text + "\" is shorter than 1s");
+  return seconds;
+}
+
 WebhookServer::WebhookServer(kube::Client& client, WebhookOptions options) : client_(client), options_(std::move(options)) {
+  if (options_.check_interval <= std::chrono::milliseconds::zero()) {
+    throw std::invalid_argument("webhook: the certificate check interval must be positive");
+  }
+  auto& co = options_.certificates;
+  co.backdate = std::min(co.backdate, std::min(co.ca_validity, co.serving_validity) / 10);
+
   // Names the serving certificate must carry.
-  webhook::SubjectNames names;
   const auto [svc_ns, svc_name] = split_ref(options_.service);
   if (!options_.url.empty()) {
     const std::string host = url_host(options_.url);
-    (is_ip(host) ? names.ip_addresses : names.dns_names).push_back(host);
+    (is_ip(host) ? names_.ip_addresses : names_.dns_names).push_back(host);
   } else {
-    names.dns_names = {svc_name + "." + svc_ns + ".svc", svc_name + "." + svc_ns + ".svc.cluster.local"};
+    names_.dns_names = {svc_name + "." + svc_ns + ".svc", svc_name + "." + svc_ns + ".svc.cluster.local"};
   }
 
-  // The certificates, kept in the Secret (created, re-issued or replaced as needed).
-  const auto [sec_ns, sec_name] = split_ref(options_.secret);
-  const kube::ResourceRef secret{kube::core::secrets(), sec_ns, sec_name, ""};
-  webhook::CertificateBundle bundle;
-  for (int attempt = 0;; ++attempt) {
-    std::optional<rapidjson::Document> current;
-    try {
-      current = client_.get(secret);
-    } catch (const kube::ApiError& e) {
-      if (!e.is_not_found()) throw;
-    }
-    const auto kept = webhook::keep_bundle(current ? bundle_from(*current) : std::nullopt, names);
-    bundle = kept.bundle;
-    if (!kept.changed) break;
-    try {
-      const std::string body = secret_body(sec_ns, sec_name, bundle);
-      if (current) {
-        rapidjson::Document updated = kube::parse_json(body);
-        updated["metadata"].AddMember(
-            "resourceVersion",
-            rapidjson::Value(kube::string_at(*current, {"metadata", "resourceVersion"}).c_str(), updated.GetAllocator()),
-            updated.GetAllocator());
-        client_.update(secret, kube::to_json(updated));
-      } else {
-        client_.create(secret.with_name(""), body);
-      }
-      spdlog::info("webhook: certificates in Secret {}: {}", options_.secret, kept.reason);
-      break;
-    } catch (const kube::ApiError& e) {
-      // Another replica wrote it meanwhile: use theirs.
-      if (attempt < 3 && (e.is_conflict() || e.is_already_exists())) continue;
-      throw;
-    }
+  // The certificates, kept in the Secret: the leader writes what it should
+  // hold now; another replica only creates it when missing.
+  const bool self = options_.cert_source == CertSource::self;
+  const bool leader = leading();
+  std::optional<webhook::StoredCertificates> current;
+  for (int attempt = 0; self; ++attempt) {
+    current = read_secret();
+    if (current && !leader) break;
+    if (write_next(current)) break;
+    // Another replica wrote it meanwhile: use theirs.
+    if (attempt == 3) throw std::runtime_error("webhook: the Secret " + options_.secret + " keeps changing under this replica");
   }
-
-  {
-    std::lock_guard lock(mu_);
-    ca_pem_ = bundle.ca_cert_pem;
+  if (!self) current = read_secret();
+  const auto deadline = std::chrono::steady_clock::now() + options_.startup_timeout;
+  while (!current || !can_serve(*current, options_.cert_source)) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      throw std::runtime_error(
+          "webhook: the Secret " + options_.secret + (current ? " holds no certificate this replica can serve" : " does not exist") +
+          " after " + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(options_.startup_timeout).count()) +
+          " s; " + (self ? "the leader writes it" : "it is written by cert-manager's Certificate (--webhook-cert-source=secret)"));
+    }
+    spdlog::info("webhook: waiting for the Secret {} ({})", options_.secret, self ? "the leader writes it" : "cert-manager writes it");
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    current = read_secret();
   }
 
   // The server.
@@ -114,7 +153,8 @@ WebhookServer::WebhookServer(kube::Client& client, WebhookOptions options) : cli
   const auto colon = options_.bind_address.rfind(':');
   so.host = colon == std::string::npos || colon == 0 ? "0.0.0.0" : options_.bind_address.substr(0, colon);
   so.port = std::stoi(colon == std::string::npos ? options_.bind_address : options_.bind_address.substr(colon + 1));
-  server_ = std::make_unique<webhook::TlsServer>(so, bundle.cert_pem, bundle.key_pem);
+  server_ = std::make_unique<webhook::TlsServer>(so, current->bundle.cert_pem, current->bundle.key_pem);
+  serve(*current);
   admission::ValidatingOptions vo;
   vo.catalog = options_.catalog;
   vo.schemas = &schema::CrdSchemaSet::builtin();
@@ -129,12 +169,67 @@ WebhookServer::WebhookServer(kube::Client& client, WebhookOptions options) : cli
   server_->start();
   spdlog::info("webhook: serving /validate on {}:{}", so.host, server_->port());
 
-  // The configuration, by server-side apply.
+  if (leader) apply_configuration(current->trusted_pem());
+  rotation_ = std::thread([this] { run_rotation(); });
+}
+
+WebhookServer::~WebhookServer() {
+  {
+    std::lock_guard lock(stop_mu_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (rotation_.joinable()) rotation_.join();
+  if (server_) server_->stop();
+}
+
+std::optional<webhook::StoredCertificates> WebhookServer::read_secret() {
+  const auto [sec_ns, sec_name] = split_ref(options_.secret);
+  try {
+    const rapidjson::Document secret = client_.get(kube::ResourceRef{kube::core::secrets(), sec_ns, sec_name, ""});
+    resource_version_ = kube::string_at(secret, {"metadata", "resourceVersion"});
+    return stored_from(secret);
+  } catch (const kube::ApiError& e) {
+    if (!e.is_not_found()) throw;
+    resource_version_.clear();
+    return std::nullopt;
+  }
+}
+
+bool WebhookServer::write_next(std::optional<webhook::StoredCertificates>& current) {
+  const auto overlap = std::chrono::ceil<std::chrono::seconds>(2 * options_.check_interval);
+  webhook::NextCertificates next = webhook::next_certificates(current, names_, options_.certificates, overlap);
+  if (!next.changed) return true;
+  const auto [sec_ns, sec_name] = split_ref(options_.secret);
+  const kube::ResourceRef secret{kube::core::secrets(), sec_ns, sec_name, ""};
+  try {
+    rapidjson::Document body = kube::parse_json(secret_body(sec_ns, sec_name, next.stored));
+    rapidjson::Document written;
+    if (!resource_version_.empty()) {
+      body["metadata"].AddMember("resourceVersion", rapidjson::Value(resource_version_.c_str(), body.GetAllocator()),
+                                 body.GetAllocator());
+      written = client_.update(secret, kube::to_json(body));
+    } else {
+      written = client_.create(secret.with_name(""), kube::to_json(body));
+    }
+    resource_version_ = kube::string_at(written, {"metadata", "resourceVersion"});
+  } catch (const kube::ApiError& e) {
+    if (!e.is_conflict() && !e.is_already_exists()) throw;
+    spdlog::info("webhook: the Secret {} changed while being written (another replica); read again", options_.secret);
+    return false;
+  }
+  spdlog::info("webhook: certificates in Secret {}: {}", options_.secret, next.reason);
+  current = std::move(next.stored);
+  return true;
+}
+
+void WebhookServer::apply_configuration(const std::string& ca_bundle) {
   const std::string client_config = this->client_config("/validate");
+  const std::string ca_field = ca_bundle.empty() ? std::string() : R"(,"caBundle":)" + quoted(kube::base64_encode(ca_bundle));
   const std::string body =
       R"({"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration","metadata":{"name":")" +
       std::string(kConfigurationName) + R"("},"webhooks":[{"name":"validate.gpupool.io","clientConfig":)" +
-      client_config.substr(0, client_config.size() - 1) + R"(,"caBundle":)" + quoted(kube::base64_encode(bundle.ca_cert_pem)) +
+      client_config.substr(0, client_config.size() - 1) + ca_field +
       R"(},"rules":[{"apiGroups":["gpupool.io"],"apiVersions":["v1alpha1"],"operations":["CREATE","UPDATE"],)"
       R"("resources":["gpupools","gpupolicies","tenantquotas"],"scope":"*"}],"failurePolicy":"Fail","sideEffects":"None",)"
       R"("admissionReviewVersions":["v1"],"timeoutSeconds":10,"matchPolicy":"Equivalent"}]})";
@@ -144,12 +239,90 @@ WebhookServer::WebhookServer(kube::Client& client, WebhookOptions options) : cli
   client_.patch(kube::ResourceRef{{"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations"}, "",
                                   kConfigurationName, ""},
                 kube::PatchType::Apply, body, po);
-  spdlog::info("webhook: ValidatingWebhookConfiguration {} points at {}", kConfigurationName,
-               options_.url.empty() ? options_.service : options_.url);
+  if (!applied_ca_bundle_) {
+    spdlog::info("webhook: ValidatingWebhookConfiguration {} points at {}", kConfigurationName,
+                 options_.url.empty() ? options_.service : options_.url);
+  } else if (*applied_ca_bundle_ != ca_bundle) {
+    std::size_t cas = 0;
+    for (auto at = ca_bundle.find("BEGIN CERTIFICATE"); at != std::string::npos; at = ca_bundle.find("BEGIN CERTIFICATE", at + 1)) ++cas;
+    spdlog::info("webhook: ValidatingWebhookConfiguration {}: caBundle now holds {} CA(s)", kConfigurationName, cas);
+  }
+  applied_ca_bundle_ = ca_bundle;
 }
 
-WebhookServer::~WebhookServer() {
-  if (server_) server_->stop();
+void WebhookServer::serve(const webhook::StoredCertificates& stored) {
+  if (stored.bundle.cert_pem != served_cert_pem_ || stored.bundle.key_pem != served_key_pem_) {
+    const bool first = served_cert_pem_.empty();
+    if (!first) server_->set_certificate(stored.bundle.cert_pem, stored.bundle.key_pem);
+    served_cert_pem_ = stored.bundle.cert_pem;
+    served_key_pem_ = stored.bundle.key_pem;
+    if (!first) spdlog::info("webhook: now serving certificate {}", server_->certificate_serial());
+  }
+  const std::string ca = stored.trusted_pem();
+  std::vector<std::function<void()>> callbacks;
+  {
+    std::lock_guard lock(mu_);
+    if (ca == ca_pem_) return;
+    ca_pem_ = ca;
+    callbacks = ca_callbacks_;
+  }
+  for (const auto& callback : callbacks) {
+    try {
+      callback();
+    } catch (const std::exception& e) {
+      spdlog::warn("webhook: a caBundle change callback failed: {}", e.what());
+    }
+  }
+}
+
+void WebhookServer::check(bool leader) {
+  std::optional<webhook::StoredCertificates> current = read_secret();
+  if (!current && (!leader || options_.cert_source != CertSource::self)) {
+    spdlog::warn("webhook: the Secret {} is gone; serving the certificates last read", options_.secret);
+    return;
+  }
+  if (leader) {
+    // A caBundle this replica has not written yet (it just became leader) goes
+    // out first; the next state waits for the next check, so that the API
+    // server has it before a step that relies on it.
+    if (current && can_serve(*current, options_.cert_source) && applied_ca_bundle_ != current->trusted_pem()) {
+      apply_configuration(current->trusted_pem());
+    } else if (options_.cert_source == CertSource::self) {
+      if (!write_next(current)) return;  // a conflict: read again at the next check
+      if (applied_ca_bundle_ != current->trusted_pem()) apply_configuration(current->trusted_pem());
+    }
+  }
+  if (!can_serve(*current, options_.cert_source)) {
+    spdlog::warn("webhook: the Secret {} holds no certificate this replica can serve; serving the certificates last read",
+                 options_.secret);
+    return;
+  }
+  serve(*current);
+}
+
+void WebhookServer::run_rotation() {
+  using Steady = std::chrono::steady_clock;
+  bool was_leader = leading();
+  auto next = Steady::now() + options_.check_interval;
+  std::unique_lock lock(stop_mu_);
+  while (!stopping_) {
+    const auto wake = options_.is_leader ? std::min<Steady::time_point>(next, Steady::now() + kLeaderPoll) : next;
+    stop_cv_.wait_until(lock, wake, [this] { return stopping_; });
+    if (stopping_) break;
+    const bool leader = leading();
+    const bool became_leader = leader && !was_leader;
+    was_leader = leader;
+    if (!leader) applied_ca_bundle_.reset();  // written again on becoming leader
+    if (!became_leader && Steady::now() < next) continue;
+    lock.unlock();
+    try {
+      check(leader);
+    } catch (const std::exception& e) {
+      spdlog::warn("webhook: certificate check failed (next in {} ms): {}", options_.check_interval.count(), e.what());
+    }
+    lock.lock();
+    next = Steady::now() + options_.check_interval;
+  }
 }
 
 int WebhookServer::port() const { return server_ ? server_->port() : 0; }

@@ -69,6 +69,8 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
         else if (k == "resourceVersion") slot_ = Slot::ResourceVersion;
         else if (k == "ownerReferences") slot_ = Slot::OwnerReferences;
         else if (k == "deletionTimestamp") slot_ = Slot::DeletionTimestamp;
+        else if (k == "creationTimestamp") slot_ = Slot::CreationTimestamp;
+        else if (k == "labels") slot_ = Slot::Labels;
         break;
       case Ctx::Owner:
         if (k == "kind") slot_ = Slot::OwnerKind;
@@ -81,10 +83,21 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
         else if (k == "priority") slot_ = Slot::Priority;
         else if (k == "containers") slot_ = Slot::Containers;
         else if (k == "initContainers") slot_ = Slot::InitContainers;
+        else if (k == "schedulingGates") slot_ = Slot::SchedulingGates;
+        else if (k == "nodeSelector") slot_ = Slot::NodeSelector;
+        else if (k == "overhead") slot_ = Slot::Overhead;
+        else if (k == "resourceClaims") slot_ = Slot::ResourceClaims;
         break;
       case Ctx::Container:
         if (k == "name") slot_ = Slot::ContainerName;
         else if (k == "resources") slot_ = Slot::Resources;
+        else if (k == "restartPolicy") slot_ = Slot::RestartPolicy;
+        break;
+      case Ctx::Gate:
+        if (k == "name") slot_ = Slot::GateName;
+        break;
+      case Ctx::Claim:
+        if (k == "name") slot_ = Slot::ClaimName;
         break;
       case Ctx::Resources:
         if (k == "requests") slot_ = Slot::Requests;
@@ -92,7 +105,11 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
         break;
       case Ctx::Quantities:
         slot_ = Slot::Quantity;
-        quantity_name_.assign(s, n);
+        entry_key_.assign(s, n);
+        break;
+      case Ctx::Strings:
+        slot_ = Slot::StringValue;
+        entry_key_.assign(s, n);
         break;
       case Ctx::Status:
         if (k == "phase") slot_ = Slot::Phase;
@@ -112,7 +129,8 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
     }
     switch (slot) {
       case Slot::None: return true;
-      case Slot::Quantity: (*quantities_)[quantity_name_].assign(s, n); return true;
+      case Slot::Quantity: (*quantities_)[entry_key_].assign(s, n); return true;
+      case Slot::StringValue: (*strings_)[entry_key_].assign(s, n); return true;
       case Slot::DeletionTimestamp: pod_.deleting = true; return true;
       default: return wrong_type(slot, "a string");
     }
@@ -124,7 +142,7 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
     Slot slot = take();
     switch (slot) {
       case Slot::None: return true;
-      case Slot::Quantity: (*quantities_)[quantity_name_].assign(s, n); return true;
+      case Slot::Quantity: (*quantities_)[entry_key_].assign(s, n); return true;
       case Slot::Priority: {
         int32_t value = 0;
         auto [end, ec] = std::from_chars(s, s + n, value);
@@ -199,6 +217,24 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
         quantities_ = slot == Slot::Requests ? &container_->requests : &container_->limits;
         stack_.push_back(Ctx::Quantities);
         return true;
+      case Slot::Overhead:
+        quantities_ = &pod_.overhead;
+        stack_.push_back(Ctx::Quantities);
+        return true;
+      case Slot::Labels:
+      case Slot::NodeSelector:
+        strings_ = slot == Slot::Labels ? &pod_.labels : &pod_.node_selector;
+        strings_slot_ = slot;
+        stack_.push_back(Ctx::Strings);
+        return true;
+      case Slot::Gate:
+        pod_.scheduling_gates.emplace_back();
+        stack_.push_back(Ctx::Gate);
+        return true;
+      case Slot::Claim:
+        pod_.resource_claims.emplace_back();
+        stack_.push_back(Ctx::Claim);
+        return true;
       default: return wrong_type(slot, "an object");
     }
   }
@@ -231,6 +267,8 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
       case Slot::OwnerReferences: stack_.push_back(Ctx::Owners); return true;
       case Slot::Containers: stack_.push_back(Ctx::Containers); return true;
       case Slot::InitContainers: stack_.push_back(Ctx::InitContainers); return true;
+      case Slot::SchedulingGates: stack_.push_back(Ctx::Gates); return true;
+      case Slot::ResourceClaims: stack_.push_back(Ctx::Claims); return true;
       default: return wrong_type(slot, "an array");
     }
   }
@@ -249,6 +287,9 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
   enum class Ctx : std::uint8_t {
     List, ListMeta, Items,
     Pod, Meta, Owners, Owner, Spec, Containers, InitContainers, Container, Resources, Quantities, Status,
+    Strings,        // metadata.labels or spec.nodeSelector: string values
+    Gates, Gate,    // spec.schedulingGates and one of its entries
+    Claims, Claim,  // spec.resourceClaims and one of its entries
   };
   // What the next value is: set by a key, or by the array it is an element of.
   enum class Slot : std::uint8_t {
@@ -256,6 +297,8 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
     Metadata, Spec, Status, Namespace, Name, Uid, ResourceVersion, DeletionTimestamp, OwnerReferences, Owner,
     OwnerKind, OwnerName, OwnerUid, OwnerController, NodeName, Priority, Containers, InitContainers, Container,
     InitContainer, ContainerName, Resources, Requests, Limits, Quantity, Phase,
+    CreationTimestamp, Labels, NodeSelector, StringValue, Overhead, RestartPolicy,
+    SchedulingGates, Gate, GateName, ResourceClaims, Claim, ClaimName,
   };
 
   Slot take() {
@@ -265,6 +308,8 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
       case Ctx::Owners: return Slot::Owner;
       case Ctx::Containers: return Slot::Container;
       case Ctx::InitContainers: return Slot::InitContainer;
+      case Ctx::Gates: return Slot::Gate;
+      case Ctx::Claims: return Slot::Claim;
       default: {
         Slot s = slot_;
         slot_ = Slot::None;
@@ -287,6 +332,10 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
       case Slot::NodeName: return &pod_.node_name;
       case Slot::ContainerName: return &container_->name;
       case Slot::Phase: return &pod_.phase;
+      case Slot::CreationTimestamp: return &pod_.creation_timestamp;
+      case Slot::RestartPolicy: return &container_->restart_policy;
+      case Slot::GateName: return &pod_.scheduling_gates.back();
+      case Slot::ClaimName: return &pod_.resource_claims.back();
       default: return nullptr;
     }
   }
@@ -326,6 +375,19 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
       case Slot::Limits: return "container resources.limits";
       case Slot::Quantity: return "a resource quantity";
       case Slot::Phase: return "status.phase";
+      case Slot::CreationTimestamp: return "metadata.creationTimestamp";
+      case Slot::Labels: return "metadata.labels";
+      case Slot::NodeSelector: return "spec.nodeSelector";
+      case Slot::StringValue:
+        return strings_slot_ == Slot::Labels ? "a value of metadata.labels" : "a value of spec.nodeSelector";
+      case Slot::Overhead: return "spec.overhead";
+      case Slot::RestartPolicy: return "container restartPolicy";
+      case Slot::SchedulingGates: return "spec.schedulingGates";
+      case Slot::Gate: return "an element of spec.schedulingGates";
+      case Slot::GateName: return "spec.schedulingGates[].name";
+      case Slot::ResourceClaims: return "spec.resourceClaims";
+      case Slot::Claim: return "an element of spec.resourceClaims";
+      case Slot::ClaimName: return "spec.resourceClaims[].name";
       case Slot::None: break;
     }
     return "a field";
@@ -335,9 +397,11 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
     switch (slot) {
       case Slot::Root: case Slot::ListMetadata: case Slot::Item: case Slot::Metadata: case Slot::Spec:
       case Slot::Status: case Slot::Owner: case Slot::Container: case Slot::InitContainer: case Slot::Resources:
-      case Slot::Requests: case Slot::Limits:
+      case Slot::Requests: case Slot::Limits: case Slot::Labels: case Slot::NodeSelector: case Slot::Overhead:
+      case Slot::Gate: case Slot::Claim:
         return "an object";
       case Slot::Items: case Slot::OwnerReferences: case Slot::Containers: case Slot::InitContainers:
+      case Slot::SchedulingGates: case Slot::ResourceClaims:
         return "an array";
       case Slot::OwnerController: return "a boolean";
       case Slot::Priority: case Slot::ListRemaining: return "an integer";
@@ -371,8 +435,10 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
   PodProjection pod_;
   ListMeta meta_;
   PodProjection::Container* container_ = nullptr;           // the container being read
-  std::map<std::string, std::string>* quantities_ = nullptr;  // its requests or limits being read
-  std::string quantity_name_;
+  std::map<std::string, std::string>* quantities_ = nullptr;  // requests, limits or overhead being read
+  std::map<std::string, std::string>* strings_ = nullptr;     // labels or nodeSelector being read
+  Slot strings_slot_ = Slot::None;                            // which of the two, for messages
+  std::string entry_key_;                                     // key of the quantity or string being read
   bool raw_item_ = false;
   std::size_t raw_begin_ = 0;
   std::string error_;

@@ -34,10 +34,32 @@ std::string why_not(const GatedPod& p, const QuotaBudget* b, const Amounts& used
   return out;
 }
 
+// The devices `p` takes beyond what `free` holds (resources `free` lists only).
+Amounts beyond(const Amounts& devices, const Amounts* free) {
+  Amounts out;
+  if (free == nullptr) return out;
+  for (const auto& [r, v] : devices) {
+    auto it = free->find(r);
+    if (it != free->end() && v > it->second) out[r] = v - std::max<std::int64_t>(0, it->second);
+  }
+  return out;
+}
+
+std::string pool_message(const std::string& pool, const Amounts& missing, const Amounts& free) {
+  std::string out;
+  for (const auto& [r, v] : missing) {
+    out += (out.empty() ? "" : "; ") + std::string("pool ") + pool + " has " + format_amount(std::max<std::int64_t>(0, get(free, r))) +
+           " " + r + " free, needs " + format_amount(v) + " more";
+  }
+  return out;
+}
+
 }  // namespace
 
-AdmissionDecision decide_admissions(const std::vector<GatedPod>& pods, const std::vector<QuotaBudget>& budgets) {
+AdmissionDecision decide_admissions(const std::vector<GatedPod>& pods, const std::vector<QuotaBudget>& budgets,
+                                    const std::map<std::string, Amounts>& pool_free) {
   AdmissionDecision out;
+  std::map<std::string, Amounts> free = pool_free;
   std::map<std::string, const QuotaBudget*> budget;
   std::map<std::string, Amounts> used;
   for (const auto& b : budgets) {
@@ -67,6 +89,31 @@ AdmissionDecision decide_admissions(const std::vector<GatedPod>& pods, const std
     const GatedPod* p = list[i];
     heads.emplace(-p->priority, dominant_share(*budget[q], used[q]), p->created, p->key, q, i);
   };
+  auto try_admit = [&](const GatedPod& p) {
+    const std::string& q = p.quota;
+    const QuotaBudget& b = *budget[q];
+    const Amounts after = add(used[q], p.charge);
+    auto pool = free.find(b.pool);
+    const Amounts missing = beyond(p.devices, pool == free.end() ? nullptr : &pool->second);
+    if (!fits_within(after, b.limit) && !p.charge.empty()) {
+      out.waiting[p.key] = why_not(p, &b, used[q]);
+    } else if (!missing.empty()) {
+      out.waiting[p.key] = pool_message(b.pool, missing, pool->second);
+      if (fits_within(after, b.granted.value_or(b.limit))) {
+        out.short_of_guarantee.insert(p.key);
+        out.shortfall[b.pool] = add(out.shortfall[b.pool], missing);
+      }
+    } else {
+      used[q] = after;
+      if (pool != free.end()) {
+        for (const auto& [r, v] : p.devices) {
+          if (auto it = pool->second.find(r); it != pool->second.end()) it->second -= v;
+        }
+      }
+      out.admit.push_back(p.key);
+    }
+  };
+  std::vector<const GatedPod*> borrowing;
   for (const auto& [q, list] : queue) push(q, 0);
   while (!heads.empty()) {
     const auto head = *heads.begin();
@@ -74,15 +121,17 @@ AdmissionDecision decide_admissions(const std::vector<GatedPod>& pods, const std
     const std::string& q = std::get<4>(head);
     const std::size_t i = std::get<5>(head);
     const GatedPod& p = *queue[q][i];
-    const Amounts after = add(used[q], p.charge);
-    if (fits_within(after, budget[q]->limit) || p.charge.empty()) {
-      used[q] = after;
-      out.admit.push_back(p.key);
+    const QuotaBudget& b = *budget[q];
+    // Within the guarantee first: a pod that would borrow waits for the second round.
+    if (b.granted && !p.charge.empty() && !fits_within(add(used[q], p.charge), *b.granted) &&
+        fits_within(add(used[q], p.charge), b.limit)) {
+      borrowing.push_back(&p);
     } else {
-      out.waiting[p.key] = why_not(p, budget[q], used[q]);
+      try_admit(p);
     }
     push(q, i + 1);
   }
+  for (const GatedPod* p : borrowing) try_admit(*p);
   return out;
 }
 
@@ -104,7 +153,10 @@ std::vector<std::string> choose_reclaim(const Amounts& needed, const std::vector
     if (borrowed.count(p.quota)) candidates.push_back(&p);
   }
   std::sort(candidates.begin(), candidates.end(), [](const RunningPod* a, const RunningPod* b) {
-    return std::tuple(a->priority, -a->created, a->key) < std::tuple(b->priority, -b->created, b->key);
+    // Lowest priority, newest first; within one second (creationTimestamp's
+    // resolution) the later name first (job-10 before job-9 is no better).
+    return std::tuple(a->priority, -a->created) < std::tuple(b->priority, -b->created) ||
+           (std::tuple(a->priority, -a->created) == std::tuple(b->priority, -b->created) && a->key > b->key);
   });
   std::vector<std::string> out;
   for (const RunningPod* p : candidates) {

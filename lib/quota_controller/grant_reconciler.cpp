@@ -7,7 +7,7 @@
 #include "gpupool/kube/json_access.h"
 #include "gpupool/quota/eligibility.h"
 #include "gpupool/quota/grant.h"
-#include "gpupool/quota_controller/pool_unit_costs.h"
+#include "gpupool/quota_controller/pool_view.h"
 #include "gpupool/runtime/object_helpers.h"
 
 namespace gpupool::quota_controller {
@@ -19,20 +19,6 @@ using Clock = std::chrono::system_clock;
 
 kube::ResourceRef quotas_ref(const std::string& ns) { return {{"gpupool.io", "v1alpha1", "tenantquotas"}, ns, "", ""}; }
 kube::ResourceRef pools_ref() { return {{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""}; }
-
-quota::Amounts to_amounts(const std::map<std::string, api::QuantityValue>& m) {
-  quota::Amounts out;
-  for (const auto& [r, q] : m) {
-    if (auto v = q.quantity.micro_value(); v && *v > 0) out[r] = *v;
-  }
-  return out;
-}
-
-std::map<std::string, api::QuantityValue> to_quantities(const quota::Amounts& a) {
-  std::map<std::string, api::QuantityValue> out;
-  for (const auto& [r, v] : a) out[r] = api::QuantityValue{api::Quantity::from_micro(v), false};
-  return out;
-}
 
 api::QuotaPhase phase_of(quota::GrantOutcome o) {
   switch (o) {
@@ -114,68 +100,22 @@ Result GrantReconciler::reconcile(const runtime::Request& request, std::stop_tok
   }
 
   // The pool, its policy, its capacity.
-  std::optional<api::GPUPool> pool;
-  if (auto p = stores_.pools.get(pool_name); p && !p->deleting) {
-    auto decoded = api::decode_gpupool(p->doc);
-    if (decoded.ok()) pool = std::move(*decoded.value);
-  }
-  std::optional<api::GPUPolicy> policy;
-  std::string policy_name;
-  if (pool && pool->spec.policy_ref) {
-    policy_name = pool->spec.policy_ref->name;
-    if (auto p = stores_.policies.get(policy_name)) {
-      auto decoded = api::decode_gpupolicy(p->doc);
-      if (decoded.ok()) policy = std::move(*decoded.value);
-    }
-  }
-  const api::QuotaRules* rules = policy && policy->spec.quota ? &*policy->spec.quota : nullptr;
+  const PoolView view = read_pool(pool_name, stores_.pools, stores_.policies, stores_.gpunodes);
+  const std::optional<api::GPUPool>& pool = view.pool;
+  const std::string& policy_name = view.policy_name;
+  const api::QuotaRules* rules = view.rules();
 
   quota::GrantRules grant_rules;
   grant_rules.pool = pool_name;
-  if (pool && pool->status) grant_rules.capacity = to_amounts(pool->status->capacity);
-  // The members' GPUs and the MIG instances they report (sizes as reported).
-  std::int64_t gpus = 0;
-  std::vector<ReportedInstance> reported;
-  for (const auto& g : stores_.gpunodes.list()) {
-    if (kube::string_at(g->doc, {"spec", "pool"}) != pool_name) continue;
-    const rapidjson::Value* status = kube::member(g->doc, "status");
-    if (const rapidjson::Value* count = kube::member(status, "gpuCount"); count && count->IsInt()) gpus += count->GetInt();
-    const rapidjson::Value* list = kube::member(status, "gpus");
-    if (list == nullptr || !list->IsArray()) continue;
-    for (const auto& gpu : list->GetArray()) {
-      const rapidjson::Value* gpu_memory = kube::member(gpu, "memoryMiB");
-      const rapidjson::Value* instances = kube::value_at(gpu, {"partition", "instances"});
-      if (gpu_memory == nullptr || !gpu_memory->IsInt64() || instances == nullptr || !instances->IsArray()) continue;
-      for (const auto& inst : instances->GetArray()) {
-        const rapidjson::Value* memory = kube::member(inst, "memoryMiB");
-        if (memory == nullptr || !memory->IsInt64()) continue;
-        reported.push_back({kube::string_of(kube::member(inst, "profile")), memory->GetInt64(), gpu_memory->GetInt64()});
-      }
-    }
-  }
-  if (gpus > 0) grant_rules.capacity[std::string(quota::kGpuUnit)] = gpus * quota::kMicro;
+  grant_rules.capacity = view.capacity;
+  grant_rules.unit_costs = view.unit_costs;
   if (rules) {
     grant_rules.reserve = to_amounts(rules->reserve);
     grant_rules.max_per_tenant = to_amounts(rules->max_per_tenant);
     grant_rules.partial = rules->partial_grants;
     grant_rules.manual_approval = rules->approval == api::ApprovalMode::manual;
   }
-  if (pool) {
-    const auto basis = rules && rules->charge_basis == api::ChargeBasis::memory ? quota::ChargeBasis::memory
-                                                                                : quota::ChargeBasis::compute;
-    grant_rules.unit_costs = pool_unit_costs(*pool, grant_rules.capacity, gpu::Catalog::builtin(), basis, reported);
-  }
-
-  quota::NamespaceLabels namespaces;
-  for (const auto& ns : stores_.namespaces.list()) {
-    std::map<std::string, std::string> labels;
-    if (ns->doc.HasMember("metadata") && ns->doc["metadata"].HasMember("labels") && ns->doc["metadata"]["labels"].IsObject()) {
-      for (const auto& m : ns->doc["metadata"]["labels"].GetObject()) {
-        if (m.value.IsString()) labels[m.name.GetString()] = m.value.GetString();
-      }
-    }
-    namespaces.emplace(ns->name, std::move(labels));
-  }
+  const quota::NamespaceLabels namespaces = read_namespaces(stores_.namespaces);
 
   std::vector<quota::QuotaAsk> asks;
   std::optional<Clock::duration> next_expiry;
@@ -185,11 +125,7 @@ Result GrantReconciler::reconcile(const runtime::Request& request, std::stop_tok
     a.key = q.metadata.namespace_ + "/" + q.metadata.name;
     a.tenant = quota::tenant_of(q.metadata.namespace_, namespaces);
     a.priority = q.spec.priority;
-    a.weight = 1;
-    if (rules) {
-      auto w = rules->fair_share.weights.find(q.metadata.namespace_);
-      a.weight = w != rules->fair_share.weights.end() ? w->second : rules->fair_share.default_weight;
-    }
+    a.weight = weight_of(q.metadata.namespace_, rules);
     if (q.metadata.creation_timestamp) {
       a.created = std::chrono::duration_cast<std::chrono::seconds>(q.metadata.creation_timestamp->time().time_since_epoch()).count();
     }

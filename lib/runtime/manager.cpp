@@ -18,6 +18,7 @@ struct Manager::Endpoints {
   std::unique_ptr<metrics::HttpEndpoint> metrics;
   std::unique_ptr<metrics::HttpEndpoint> probes;  // null when it shares the metrics endpoint
   std::atomic<bool> synced{false};
+  std::atomic<bool> leading{false};
 };
 
 Manager::Manager(kube::RestConfig config, ManagerOptions options)
@@ -48,6 +49,8 @@ Manager::~Manager() {
   if (endpoints_->probes) endpoints_->probes->stop();
   endpoints_->metrics->stop();
 }
+
+bool Manager::is_leader() const { return !options_.leader_elect || endpoints_->leading.load(); }
 
 int Manager::metrics_port() const { return endpoints_->metrics->enabled() ? endpoints_->metrics->port() : 0; }
 
@@ -101,7 +104,10 @@ int Manager::run(std::stop_token stop) {
   };
   callbacks.on_stopped_leading = [] { spdlog::info("manager: stopped leading"); };
   callbacks.on_new_leader = [](const std::string& id) { spdlog::info("manager: the leader is {}", id); };
-  callbacks.on_leader_status = [&status](bool leading) { status.set(leading ? 1 : 0); };
+  callbacks.on_leader_status = [&status, &e](bool leading) {
+    e.leading = leading;
+    status.set(leading ? 1 : 0);
+  };
   LeaderElector elector(config_, le, callbacks);
   spdlog::info("manager: waiting to lead (lease {}/{}, identity {})", le.lease_namespace, le.lease_name,
                elector.identity());

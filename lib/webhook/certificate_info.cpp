@@ -68,6 +68,14 @@ std::string common_name(X509* cert) {
                      static_cast<std::size_t>(ASN1_STRING_length(data)));
 }
 
+bool verifies(X509* ca, X509* cert) {
+  const bool ok = X509_check_issued(ca, cert) == X509_V_OK;
+  EVP_PKEY* ca_public = X509_get0_pubkey(ca);
+  const bool signed_by = ok && ca_public != nullptr && X509_verify(cert, ca_public) == 1;
+  ERR_clear_error();
+  return signed_by;
+}
+
 }  // namespace
 
 CertificateInfo read_certificate(std::string_view cert_pem) {
@@ -89,6 +97,16 @@ bool key_matches_certificate(std::string_view cert_pem, std::string_view key_pem
   const detail::X509Ptr cert = detail::parse_certificate(cert_pem, "certificate");
   const detail::PkeyPtr key = detail::parse_private_key(key_pem, "private key");
   return detail::key_matches(cert.get(), key.get());
+}
+
+bool issued_by(std::string_view cert_pem, std::string_view ca_cert_pem) {
+  try {
+    const detail::X509Ptr ca = detail::parse_certificate(ca_cert_pem, "CA certificate");
+    const detail::X509Ptr cert = detail::parse_certificate(cert_pem, "certificate");
+    return verifies(ca.get(), cert.get());
+  } catch (const CertificateError&) {
+    return false;
+  }
 }
 
 void check_bundle(const CertificateBundle& bundle) {

@@ -5,66 +5,10 @@
 
 #include <ctime>
 
-#include "support/fleet_fixture.h"
+#include "support/quota_fixture.h"
 
 namespace gpupool::test {
 namespace {
-
-const kube::ResourceRef kQuotas{{"gpupool.io", "v1alpha1", "tenantquotas"}, "", "", ""};
-
-class QuotaTest : public FleetTest {
- protected:
-  void TearDown() override {
-    for (const auto& ns : namespaces_) cluster().kubectl_result({"delete", "namespace", ns, "--ignore-not-found", "--wait=false"});
-    cluster().kubectl_result({"delete", "gpupolicy", "quota-test", "--ignore-not-found"});
-    FleetTest::TearDown();
-  }
-  void apply(const std::string& yaml) {
-    const std::string path = dir_ + "/apply.yaml";
-    std::ofstream(path) << yaml;
-    std::string out;
-    ASSERT_EQ(cluster().kubectl({"apply", "--server-side", "-f", path}, &out), 0) << out << "\n" << yaml;
-  }
-  void make_namespace(const std::string& name, const std::string& labels) {
-    namespaces_.push_back(name);
-    apply("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + name + "\n  labels: {" + labels + "}\n");
-  }
-  void quota(const std::string& ns, const std::string& name, const std::string& resources, int priority) {
-    apply("apiVersion: gpupool.io/v1alpha1\nkind: TenantQuota\nmetadata:\n  name: " + name + "\n  namespace: " + ns +
-          "\nspec:\n  poolRef: {name: quota}\n  priority: " + std::to_string(priority) + "\n  resources: {" + resources + "}\n");
-  }
-  rapidjson::Document get_quota(const std::string& ns, const std::string& name) {
-    return client_->get(kube::ResourceRef{kQuotas.gvr, ns, name, ""});
-  }
-  // Waits until the quota is in `phase`; shows its status and the controller's log otherwise.
-  [[nodiscard]] bool wait_phase(const std::string& ns, const std::string& name, const std::string& phase) {
-    std::string last;
-    const bool ok = testenv::wait_until([&] {
-      try {
-        auto q = get_quota(ns, name);
-        last = q.HasMember("status") ? kube::to_json(q["status"]) : "(no status)";
-        return str(q, {"status", "phase"}) == phase;
-      } catch (const std::exception& e) {
-        last = e.what();
-        return false;
-      }
-    }, 60s);
-    if (!ok) {
-      ADD_FAILURE() << ns << "/" << name << " never " << phase << "\nstatus: " << last << "\ncontroller log:\n"
-                    << log_tail("controller.log");
-    }
-    return ok;
-  }
-  // The GPUPolicy quota-test with `quota_rules` (YAML under spec.quota) and the
-  // pool "quota" using it, with the capacity of the fleet's 4 GPUs reported.
-  void policy_and_pool(const std::string& quota_rules) {
-    apply("apiVersion: gpupool.io/v1alpha1\nkind: GPUPolicy\nmetadata:\n  name: quota-test\nspec:\n  quota:\n" + quota_rules);
-    apply_pool(pool_yaml("quota", "pool-test: quota", "  policyRef: {name: quota-test}\n"));
-    ASSERT_TRUE(wait_pool("quota", 120s, [](const rapidjson::Value& p) { return str(p, {"status", "capacity", "nvidia.com/gpu"}) == "4"; },
-                          "the pool's capacity"));
-  }
-  std::vector<std::string> namespaces_;
-};
 
 TEST_F(QuotaTest, GrantsFollowPriorityWithinCapacityRejectOthersAndSayWhyInNumbers) {
   fleet(90, 2, {{"pool-test", "quota"}});  // 2 nodes x 2 A100 without MIG: 4 nvidia.com/gpu
@@ -151,13 +95,9 @@ TEST_F(QuotaTest, AnExpiredGrantReturnsItsCapacity) {
   start_controller();
   make_namespace("qt-e", "");
   policy_and_pool("    approval: Automatic\n");
-  // RFC 3339, UTC, 8 s from now.
-  const std::time_t soon = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now() + 8s);
-  char expires[32];
-  std::tm utc{};
-  std::strftime(expires, sizeof expires, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&soon, &utc));
+  const std::string expires = rfc3339(std::chrono::system_clock::now() + 8s);
   apply("apiVersion: gpupool.io/v1alpha1\nkind: TenantQuota\nmetadata:\n  name: short\n  namespace: qt-e\nspec:\n"
-        "  poolRef: {name: quota}\n  resources: {nvidia.com/gpu: 4}\n  expiresAt: \"" + std::string(expires) + "\"\n");
+        "  poolRef: {name: quota}\n  resources: {nvidia.com/gpu: 4}\n  expiresAt: \"" + expires + "\"\n");
   ASSERT_TRUE(wait_phase("qt-e", "short", "Granted"));
   quota("qt-e", "later", "nvidia.com/gpu: 2", 0);
   ASSERT_TRUE(wait_phase("qt-e", "later", "Pending"));

@@ -3,11 +3,6 @@
 // `gpupoolctl validate` refuses, with the same words.
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <fstream>
 
 #include "support/fleet_fixture.h"
@@ -29,41 +24,7 @@ spec:
         - profiles: {4g.40gb: 2}
 )";
 
-// A loopback port the kernel just handed out (released again for the controller).
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  if (fd >= 0) ::close(fd);
-  return port;
-}
-
-class WebhookTest : public FleetTest {
- protected:
-  void TearDown() override {
-    // Without the controller nothing answers: the configuration goes first.
-    cluster().kubectl_result({"delete", "validatingwebhookconfiguration", "gpupool-validating-webhook", "--ignore-not-found"});
-    FleetTest::TearDown();
-  }
-  void start_controller_with_webhook() {
-    const int port = free_port();
-    ASSERT_GT(port, 0);
-    const std::string address = "127.0.0.1:" + std::to_string(port);
-    testenv::SpawnSpec spec;
-    spec.path = GPUPOOL_CONTROLLER_BIN;
-    spec.args = {"--kubeconfig", cluster().kubeconfig_path(), "--metrics-bind-address=0", "--health-probe-bind-address=0",
-                 "--log-format=json", "--webhook-bind-address", address, "--webhook-url", "https://" + address};
-    spec.log_file = dir_ + "/controller.log";
-    controller_ = std::make_unique<testenv::Process>(testenv::Process::spawn(spec));
-  }
-};
+using WebhookTest = FleetTest;
 
 TEST_F(WebhookTest, KubectlApplyRefusesAnInvalidPoolWithTheMessageValidatePrints) {
   start_controller_with_webhook();

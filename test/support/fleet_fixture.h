@@ -6,7 +6,11 @@
 // when a test fails, and the logs are kept then.
 #pragma once
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -72,6 +76,22 @@ inline std::vector<std::string> taint_keys(const rapidjson::Value& node) {
   return out;
 }
 
+// A loopback port the kernel just handed out (released again for its user).
+inline int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  int port = 0;
+  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  if (fd >= 0) ::close(fd);
+  return port;
+}
+
 class FleetTest : public ClusterTest {
  protected:
   static void SetUpTestSuite() {
@@ -85,6 +105,14 @@ class FleetTest : public ClusterTest {
   void TearDown() override {
     controller_.reset();
     agents_.clear();
+    if (webhooks_started_) {
+      for (auto [kind, name] : {std::pair{"validatingwebhookconfiguration", "gpupool-validating-webhook"},
+                                {"mutatingwebhookconfiguration", "gpupool-mutating-webhook"},
+                                {"validatingadmissionpolicybinding", "gpupool-quota-gate"},
+                                {"validatingadmissionpolicy", "gpupool-quota-gate"}}) {
+        cluster().kubectl_result({"delete", kind, name, "--ignore-not-found"});
+      }
+    }
     for (const auto& p : pools_) {
       // Finalizers need the controller, which is gone: drop them.
       cluster().kubectl_result({"patch", "gpupool", p, "--type=merge", "-p", R"({"metadata":{"finalizers":null}})"});
@@ -140,13 +168,26 @@ class FleetTest : public ClusterTest {
     spec.log_file = dir_ + "/" + node + ".log";
     agents_.push_back(std::make_unique<testenv::Process>(testenv::Process::spawn(spec)));
   }
-  void start_controller() {
+  void start_controller(const std::vector<std::string>& extra_args = {}) {
     testenv::SpawnSpec spec;
     spec.path = GPUPOOL_CONTROLLER_BIN;
     spec.args = {"--kubeconfig", cluster().kubeconfig_path(), "--metrics-bind-address=0", "--health-probe-bind-address=0",
                  "--log-format=json", "--agent-namespace", "gpupool-system"};
+    spec.args.insert(spec.args.end(), extra_args.begin(), extra_args.end());
     spec.log_file = dir_ + "/controller.log";
     controller_ = std::make_unique<testenv::Process>(testenv::Process::spawn(spec));
+  }
+  // The controller serving its webhooks on a loopback port the API server calls
+  // (--webhook-url, as envtest does). The webhook configurations it writes are
+  // deleted in TearDown (nothing answers them once it is gone).
+  void start_controller_with_webhook(const std::vector<std::string>& extra_args = {}) {
+    const int port = free_port();
+    ASSERT_GT(port, 0);
+    const std::string address = "127.0.0.1:" + std::to_string(port);
+    std::vector<std::string> args = {"--webhook-bind-address", address, "--webhook-url", "https://" + address};
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
+    webhooks_started_ = true;
+    start_controller(args);
   }
   void apply_pool(const std::string& yaml) {
     const std::string path = dir_ + "/pool.yaml";
@@ -195,6 +236,7 @@ class FleetTest : public ClusterTest {
   std::set<std::string> pools_;
   std::vector<std::unique_ptr<testenv::Process>> agents_;
   std::unique_ptr<testenv::Process> controller_;
+  bool webhooks_started_ = false;
 };
 
 }  // namespace gpupool::test

@@ -18,6 +18,7 @@ struct PodProjection {
     std::string name;
     std::map<std::string, std::string> requests;  // resource name -> quantity text
     std::map<std::string, std::string> limits;
+    std::string restart_policy;  // restartPolicy: "Always" on an init container makes it a sidecar
     bool operator==(const Container&) const = default;
   };
   struct Owner {
@@ -38,6 +39,12 @@ struct PodProjection {
   std::vector<Container> containers;       // spec.containers
   std::vector<Container> init_containers;  // spec.initContainers
   bool deleting = false;                   // metadata.deletionTimestamp set
+  std::string creation_timestamp;          // metadata.creationTimestamp, RFC 3339 text as served
+  std::map<std::string, std::string> labels;         // metadata.labels
+  std::vector<std::string> scheduling_gates;         // spec.schedulingGates[].name, in order
+  std::map<std::string, std::string> node_selector;  // spec.nodeSelector
+  std::map<std::string, std::string> overhead;       // spec.overhead: resource name -> quantity text
+  std::vector<std::string> resource_claims;          // spec.resourceClaims[].name (DRA), in order
   bool operator==(const PodProjection&) const = default;
 };
 

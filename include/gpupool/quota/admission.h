@@ -6,18 +6,30 @@
 // divided by its fair-share weight) goes next, then the older pod, then by
 // name. A pod is admitted when every amount it is charged fits within its
 // quota's limit (granted plus the borrowing allowed now) on top of what is
-// used; one that does not fit waits and does not hold back smaller pods behind
-// it. Admitted pods count at once, so one pass never admits past a limit.
+// used, and the devices it takes fit the free capacity of its quota's pool
+// (`pool_free`; resources it does not list are not limited there); one that
+// does not fit waits and does not hold back smaller pods behind it. Admitted
+// pods count at once, so one pass never admits past a limit. Pods within
+// their quota's guarantee go first; pods that would borrow get what is left,
+// in the same order, after them.
+//
+// A pod that fits its quota's guarantee (granted, not borrowing) but not the
+// pool's free capacity waits for capacity others borrow: it is listed in
+// `short_of_guarantee` and the devices missing add to its pool's `shortfall`,
+// which is what reclaim must free.
 //
 // Reclaim: when lenders need capacity they are guaranteed and the pool has no
 // free capacity for it, pods of quotas using more than they were granted are
-// evicted, lowest priority first, then newest, until the need is covered;
+// evicted, lowest priority first, then newest (same second: the greater
+// name), until the need is covered;
 // a pod is a candidate only while its quota still borrows a resource the
 // lenders need and the pod uses. Guaranteed usage is never reclaimed.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +42,8 @@ struct QuotaBudget {
   std::int32_t weight = 1;  // fair-share weight (>= 1)
   Amounts limit;            // granted + what it may borrow now
   Amounts used;             // admitted pods, past the gate and not terminated
+  std::string pool;         // its pool (pool_free's key)
+  std::optional<Amounts> granted;  // the guarantee; nullopt: the limit
 };
 
 struct GatedPod {
@@ -38,14 +52,19 @@ struct GatedPod {
   std::int32_t priority = 0;
   std::int64_t created = 0;  // creation time, milliseconds since the epoch
   Amounts charge;           // what it costs in the quota's resources
+  Amounts devices;          // the device resources it takes from the pool (its requests)
 };
 
 struct AdmissionDecision {
   std::vector<std::string> admit;             // in admission order
   std::map<std::string, std::string> waiting;  // pod -> why, in numbers
+  std::set<std::string> short_of_guarantee;   // waiting within their guarantee, for pool capacity only
+  std::map<std::string, Amounts> shortfall;   // pool -> devices those pods need beyond its free capacity
 };
 
-AdmissionDecision decide_admissions(const std::vector<GatedPod>& pods, const std::vector<QuotaBudget>& budgets);
+// `pool_free`: pool -> device resource -> what no admitted pod holds.
+AdmissionDecision decide_admissions(const std::vector<GatedPod>& pods, const std::vector<QuotaBudget>& budgets,
+                                    const std::map<std::string, Amounts>& pool_free = {});
 
 struct QuotaUsage {
   std::string key;

@@ -6,6 +6,8 @@
 // A container that sets only a limit for a resource is read as requesting
 // it (Kubernetes defaults requests to limits, and extended resources must
 // have both equal). Pure; a malformed quantity reads as 0 and is reported.
+// The pod comes as its projection (kube/json_projection.h): what the pod
+// store keeps, and what the pod gate decodes from an AdmissionReview.
 #pragma once
 
 #include <functional>
@@ -13,8 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include <rapidjson/document.h>
-
+#include "gpupool/kube/json_projection.h"
 #include "gpupool/quota/amounts.h"
 
 namespace gpupool::quota {
@@ -25,6 +26,6 @@ struct PodRequests {
 };
 
 // `counted`: which resource names to read (GPU resources); others are skipped.
-PodRequests pod_requests(const rapidjson::Value& pod, const std::function<bool(std::string_view)>& counted);
+PodRequests pod_requests(const kube::PodProjection& pod, const std::function<bool(std::string_view)>& counted);
 
 }  // namespace gpupool::quota

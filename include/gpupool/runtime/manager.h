@@ -56,6 +56,11 @@ class Manager {
   // never sync (returns 1).
   int run(std::stop_token stop);
 
+  // Whether this replica leads now: always without leader election; with it,
+  // from acquiring the Lease until leadership ends (false before run()).
+  // Thread-safe.
+  bool is_leader() const;
+
   // Ports actually bound (for tests that bind port 0); 0 when disabled.
   int metrics_port() const;
   int health_probe_port() const;

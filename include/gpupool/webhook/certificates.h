@@ -107,6 +107,11 @@ CertificateInfo read_certificate(std::string_view cert_pem);
 // when either does not parse.
 bool key_matches_certificate(std::string_view cert_pem, std::string_view key_pem);
 
+// Whether `cert_pem` names `ca_cert_pem` as its issuer and carries a
+// signature that verifies with the CA's key. False when either does not
+// parse.
+bool issued_by(std::string_view cert_pem, std::string_view ca_cert_pem);
+
 // Checks that a bundle found in a Secret can be served as is: all four PEMs
 // parse, the CA is a CA, each key belongs to its certificate, the serving
 // certificate was signed by this CA. Throws CertificateError naming the first

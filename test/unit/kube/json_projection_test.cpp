@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <system_error>
 #include <unistd.h>
@@ -20,7 +21,9 @@ namespace {
 // A Deployment pod as the apiserver serves it, with decoys: annotation and
 // label keys named like wanted fields, managedFields mentioning every field,
 // env/ports/volumes/containerStatuses entries with "name", a nested
-// "metadata"/"spec" inside spec, and status before spec.
+// "metadata"/"spec" inside spec, objects nested in schedulingGates and
+// resourceClaims entries, a container's resources.claims, and status before
+// spec.
 const std::string kPod = R"({
   "kind": "Pod",
   "apiVersion": "v1",
@@ -62,11 +65,26 @@ const std::string kPod = R"({
   },
   "spec": {
     "volumes": [{"name": "kube-api-access-abcde", "projected": {"sources": [{"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}]}}],
-    "template": {"metadata": {"name": "decoy-template", "namespace": "decoy", "uid": "decoy", "resourceVersion": "1"},
-                 "spec": {"nodeName": "decoy-node", "priority": 1, "containers": [{"name": "decoy-container"}]}},
+    "template": {"metadata": {"name": "decoy-template", "namespace": "decoy", "uid": "decoy", "resourceVersion": "1",
+                              "labels": {"decoy": "template"}, "creationTimestamp": "1999-01-01T00:00:00Z"},
+                 "spec": {"nodeName": "decoy-node", "priority": 1, "containers": [{"name": "decoy-container", "restartPolicy": "Never"}],
+                          "schedulingGates": [{"name": "decoy-gate"}], "nodeSelector": {"decoy": "x"},
+                          "overhead": {"cpu": "9"}, "resourceClaims": [{"name": "decoy-claim"}]}},
+    "schedulingGates": [
+      {"name": "gpupool.io/quota", "x-future": {"name": "decoy-nested-gate", "list": [{"name": "deeper"}]}},
+      {"name": "example.com/wait-for-data"}
+    ],
+    "nodeSelector": {"gpupool.io/pool": "a100-pool", "kubernetes.io/os": "linux"},
+    "overhead": {"cpu": "250m", "nvidia.com/gpu": 0},
+    "resourceClaims": [
+      {"name": "gpu", "resourceClaimTemplateName": "a100-template", "source": {"name": "decoy-source"}},
+      {"resourceClaimName": "shared-nic", "name": "nic"}
+    ],
     "initContainers": [
       {"name": "fetch-dataset", "image": "busybox", "command": ["sh", "-c", "echo {\"name\":\"x\"}"],
-       "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}
+       "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}, "restartPolicy": null},
+      {"restartPolicy": "Always", "name": "log-shipper", "securityContext": {"restartPolicy": "decoy"},
+       "resources": {"limits": {"memory": "128Mi"}}}
     ],
     "containers": [
       {"resources": {"limits": {"nvidia.com/gpu": "2", "memory": "32Gi"},
@@ -100,11 +118,19 @@ PodProjection expected_pod() {
   p.containers = {
       {"main",
        {{"cpu", "4"}, {"memory", "16Gi"}, {"nvidia.com/gpu", "2"}, {"ephemeral-storage", "1.5e9"}},
-       {{"nvidia.com/gpu", "2"}, {"memory", "32Gi"}}},
-      {"sidecar", {}, {}},
+       {{"nvidia.com/gpu", "2"}, {"memory", "32Gi"}},
+       ""},
+      {"sidecar", {}, {}, ""},
   };
-  p.init_containers = {{"fetch-dataset", {{"cpu", "100m"}, {"memory", "64Mi"}}, {}}};
+  p.init_containers = {{"fetch-dataset", {{"cpu", "100m"}, {"memory", "64Mi"}}, {}, ""},
+                       {"log-shipper", {}, {{"memory", "128Mi"}}, "Always"}};
   p.deleting = false;
+  p.creation_timestamp = "2024-05-01T09:59:12Z";
+  p.labels = {{"app", "trainer"}, {"name", "decoy-label"}, {"pod-template-hash", "7d9f8b6c5"}};
+  p.scheduling_gates = {"gpupool.io/quota", "example.com/wait-for-data"};
+  p.node_selector = {{"gpupool.io/pool", "a100-pool"}, {"kubernetes.io/os", "linux"}};
+  p.overhead = {{"cpu", "250m"}, {"nvidia.com/gpu", "0"}};
+  p.resource_claims = {"gpu", "nic"};
   return p;
 }
 
@@ -126,6 +152,62 @@ TEST(ProjectPod, ReadsTheWantedFieldsAndIgnoresLookalikes) {
   ASSERT_EQ(p.containers.size(), 2u);
   EXPECT_EQ(p.containers[0].name, "main");
   EXPECT_EQ(p.containers[0].requests.at("ephemeral-storage"), "1.5e9");  // a number keeps its text
+  EXPECT_EQ(p.scheduling_gates, (std::vector<std::string>{"gpupool.io/quota", "example.com/wait-for-data"}));
+  EXPECT_EQ(p.resource_claims, (std::vector<std::string>{"gpu", "nic"}));
+  ASSERT_EQ(p.init_containers.size(), 2u);
+  EXPECT_EQ(p.init_containers[1].restart_policy, "Always");
+  EXPECT_EQ(p.overhead.at("nvidia.com/gpu"), "0");
+}
+
+TEST(ProjectPod, EachNewerFieldAlone) {
+  PodProjection p = project_pod(R"({"metadata":{"creationTimestamp":"2024-05-01T09:59:12.5+02:00"}})");
+  EXPECT_EQ(p.creation_timestamp, "2024-05-01T09:59:12.5+02:00");
+  p = project_pod(R"({"metadata":{"labels":{"b":"2","a":"","c":"x"}}})");
+  EXPECT_EQ(p.labels, (std::map<std::string, std::string>{{"a", ""}, {"b", "2"}, {"c", "x"}}));
+  p = project_pod(R"({"spec":{"schedulingGates":[{"name":"z"},{"name":"a"},{"name":"z"}]}})");
+  EXPECT_EQ(p.scheduling_gates, (std::vector<std::string>{"z", "a", "z"}));  // in order, as served
+  p = project_pod(R"({"spec":{"nodeSelector":{"gpupool.io/pool":"p"}}})");
+  EXPECT_EQ(p.node_selector, (std::map<std::string, std::string>{{"gpupool.io/pool", "p"}}));
+  p = project_pod(R"({"spec":{"overhead":{"cpu":"250m","memory":120}}})");
+  EXPECT_EQ(p.overhead, (std::map<std::string, std::string>{{"cpu", "250m"}, {"memory", "120"}}));
+  p = project_pod(R"({"spec":{"containers":[{"name":"a","restartPolicy":"Always"}],
+                             "initContainers":[{"name":"s","restartPolicy":"Always"},{"name":"i"}]}})");
+  EXPECT_EQ(p.containers[0].restart_policy, "Always");
+  EXPECT_EQ(p.init_containers[0].restart_policy, "Always");
+  EXPECT_EQ(p.init_containers[1].restart_policy, "");
+  p = project_pod(R"({"spec":{"resourceClaims":[{"name":"b","resourceClaimName":"x"},{"name":"a"}]}})");
+  EXPECT_EQ(p.resource_claims, (std::vector<std::string>{"b", "a"}));
+}
+
+TEST(ProjectPod, UnknownFieldsInsideNewerFieldsAreSkipped) {
+  PodProjection p = project_pod(R"({"spec":{
+      "schedulingGates":[{"x":{"name":"no","schedulingGates":[{"name":"no"}]},"name":"yes","y":[{"name":"no"}],"z":7}],
+      "resourceClaims":[{"source":{"name":"no","resourceClaims":[{"name":"no"}]},"name":"yes","w":[[{"name":"no"}]]}],
+      "containers":[{"name":"c","resources":{"claims":[{"name":"no"}]},"lifecycle":{"restartPolicy":"no"}}]}})");
+  EXPECT_EQ(p.scheduling_gates, std::vector<std::string>{"yes"});
+  EXPECT_EQ(p.resource_claims, std::vector<std::string>{"yes"});
+  ASSERT_EQ(p.containers.size(), 1u);
+  EXPECT_EQ(p.containers[0].restart_policy, "");
+}
+
+TEST(ProjectPod, NullNewerFieldsAreAbsent) {
+  EXPECT_EQ(project_pod(R"({"metadata":{"creationTimestamp":null,"labels":null},
+                           "spec":{"schedulingGates":null,"nodeSelector":null,"overhead":null,"resourceClaims":null,
+                                   "containers":[{"restartPolicy":null}]}})"),
+            [] {
+              PodProjection p;
+              p.containers.emplace_back();
+              return p;
+            }());
+  // Null entries and values are absent too; an entry without a name keeps its place.
+  PodProjection p = project_pod(R"({"metadata":{"labels":{"a":null,"b":"1"}},
+      "spec":{"schedulingGates":[null,{"name":null},{"name":"g"}],"nodeSelector":{"k":null},
+              "overhead":{"cpu":null},"resourceClaims":[null,{"name":"c"}]}})");
+  EXPECT_EQ(p.labels, (std::map<std::string, std::string>{{"b", "1"}}));
+  EXPECT_EQ(p.scheduling_gates, (std::vector<std::string>{"", "g"}));
+  EXPECT_TRUE(p.node_selector.empty());
+  EXPECT_TRUE(p.overhead.empty());
+  EXPECT_EQ(p.resource_claims, std::vector<std::string>{"c"});
 }
 
 TEST(ProjectPod, DeletionTimestampMarksDeleting) {
@@ -163,6 +245,21 @@ TEST(ProjectPod, MalformedInputIsADecodeError) {
       {R"({"spec":{"priority":1.5}})", "spec.priority is not a 32-bit integer"},
       {R"({"metadata":{"ownerReferences":[{"controller":"yes"}]}})", "ownerReferences[].controller must be a boolean"},
       {R"({"spec":{"containers":[{"resources":{"requests":{"cpu":true}}}]}})", "a resource quantity must be a string or a number"},
+      {R"({"metadata":{"creationTimestamp":1714557552}})", "metadata.creationTimestamp must be a string, found a number"},
+      {R"({"metadata":{"labels":["a"]}})", "metadata.labels must be an object, found an array"},
+      {R"({"metadata":{"labels":{"a":1}}})", "a value of metadata.labels must be a string, found a number"},
+      {R"({"metadata":{"labels":{"a":{"b":"c"}}}})", "a value of metadata.labels must be a string, found an object"},
+      {R"({"spec":{"schedulingGates":{"name":"g"}}})", "spec.schedulingGates must be an array, found an object"},
+      {R"({"spec":{"schedulingGates":["g"]}})", "an element of spec.schedulingGates must be an object, found a string"},
+      {R"({"spec":{"schedulingGates":[{"name":["g"]}]}})", "spec.schedulingGates[].name must be a string, found an array"},
+      {R"({"spec":{"nodeSelector":"pool=a"}})", "spec.nodeSelector must be an object, found a string"},
+      {R"({"spec":{"nodeSelector":{"gpu":true}}})", "a value of spec.nodeSelector must be a string, found a boolean"},
+      {R"({"spec":{"overhead":[]}})", "spec.overhead must be an object, found an array"},
+      {R"({"spec":{"overhead":{"cpu":{}}}})", "a resource quantity must be a string or a number, found an object"},
+      {R"({"spec":{"resourceClaims":"gpu"}})", "spec.resourceClaims must be an array, found a string"},
+      {R"({"spec":{"resourceClaims":[[]]}})", "an element of spec.resourceClaims must be an object, found an array"},
+      {R"({"spec":{"resourceClaims":[{"name":false}]}})", "spec.resourceClaims[].name must be a string, found a boolean"},
+      {R"({"spec":{"initContainers":[{"restartPolicy":1}]}})", "container restartPolicy must be a string, found a number"},
       {R"({"x":)" + std::string(600, '[') + std::string(600, ']') + "}", "nesting deeper than 512"},
   };
   for (const auto& [json, part] : cases) {
@@ -184,8 +281,9 @@ ListFixture make_list(int n, bool metadata_first) {
     std::string id = std::to_string(i);
     f.items.push_back(R"({"metadata":{"name":"pod-)" + id + R"(","namespace":"ns","uid":"uid-)" + id +
                       R"(","resourceVersion":")" + std::to_string(1000 + i) +
-                      R"(","annotations":{"filler":")" + std::string(static_cast<std::size_t>(500 + i % 700), 'f') +
-                      R"("}},"spec":{"nodeName":"node-)" + std::to_string(i % 7) +
+                      R"(","labels":{"i":")" + id + R"("},"annotations":{"filler":")" +
+                      std::string(static_cast<std::size_t>(500 + i % 700), 'f') +
+                      R"("}},"spec":{"schedulingGates":[{"name":"gate-)" + id + R"("}],"nodeName":"node-)" + std::to_string(i % 7) +
                       R"(","containers":[{"name":"c","resources":{"requests":{"nvidia.com/gpu":)" +
                       std::to_string(i % 3) + R"(}}}]},"status":{"phase":"Running"}})");
   }
@@ -259,6 +357,8 @@ TEST(ProjectPodList, EqualsProjectingEachScannedItem) {
   EXPECT_EQ(direct[17].node_name, "node-3");
   ASSERT_EQ(direct[17].containers.size(), 1u);
   EXPECT_EQ(direct[17].containers[0].requests.at("nvidia.com/gpu"), "2");
+  EXPECT_EQ(direct[17].labels, (std::map<std::string, std::string>{{"i", "17"}}));
+  EXPECT_EQ(direct[17].scheduling_gates, std::vector<std::string>{"gate-17"});
 }
 
 TEST(ProjectPodList, ItemsDoNotLeakIntoEachOther) {
@@ -270,6 +370,29 @@ TEST(ProjectPodList, ItemsDoNotLeakIntoEachOther) {
   PodProjection bare;
   bare.name = "bare";
   EXPECT_EQ(pods[1], bare);
+  // The newer fields, list by list: each pod keeps its own.
+  pods.clear();
+  project_pod_list(R"({"items":[
+      {"metadata":{"creationTimestamp":"t1","labels":{"a":"1"}},
+       "spec":{"schedulingGates":[{"name":"g1"}],"nodeSelector":{"n":"1"},"overhead":{"cpu":"1"},
+               "resourceClaims":[{"name":"c1"}],"initContainers":[{"name":"s","restartPolicy":"Always"}]}},
+      {"metadata":{"labels":{"b":"2"}},"spec":{"resourceClaims":[{"name":"c2"}],"initContainers":[{"name":"i"}]}}]})",
+                   [&](PodProjection&& p) { pods.push_back(std::move(p)); });
+  ASSERT_EQ(pods.size(), 2u);
+  PodProjection first;
+  first.creation_timestamp = "t1";
+  first.labels = {{"a", "1"}};
+  first.scheduling_gates = {"g1"};
+  first.node_selector = {{"n", "1"}};
+  first.overhead = {{"cpu", "1"}};
+  first.resource_claims = {"c1"};
+  first.init_containers = {{"s", {}, {}, "Always"}};
+  EXPECT_EQ(pods[0], first);
+  PodProjection second;
+  second.labels = {{"b", "2"}};
+  second.resource_claims = {"c2"};
+  second.init_containers = {{"i", {}, {}, ""}};
+  EXPECT_EQ(pods[1], second);
 }
 
 TEST(ProjectPodList, MalformedItemIsADecodeError) {

@@ -11,11 +11,11 @@ Amounts gpus(std::int64_t n) { return {{kGpu, n * kMicro}}; }
 
 GatedPod pod(const std::string& key, const std::string& quota, std::int64_t n, std::int32_t priority = 0,
              std::int64_t created = 0) {
-  return {key, quota, priority, created, gpus(n)};
+  return {key, quota, priority, created, gpus(n), gpus(n)};
 }
 
 QuotaBudget budget(const std::string& key, std::int64_t limit, std::int64_t used = 0, std::int32_t weight = 1) {
-  return {key, weight, gpus(limit), used ? gpus(used) : Amounts{}};
+  return {key, weight, gpus(limit), used ? gpus(used) : Amounts{}, "pool", std::nullopt};
 }
 
 TEST(DecideAdmissions, OrderTable) {
@@ -64,6 +64,35 @@ TEST(DecideAdmissions, NeverPastTheLimit) {
   }
   EXPECT_LE(total, 50 * kMicro);
   EXPECT_GE(total, 48 * kMicro) << "space a 1- or 2-GPU pod would fill was left";
+}
+
+// The pool's free capacity binds too: borrowing takes only what no admitted
+// pod holds; a pod within its guarantee that finds the pool full is short of
+// its guarantee (what reclaim must free), one borrowing is not.
+TEST(DecideAdmissions, PoolCapacityAndTheShortfallOfGuarantees) {
+  QuotaBudget lender = budget("a/q", 2);  // granted 2, no borrowing
+  lender.granted = gpus(2);
+  QuotaBudget borrower = budget("b/q", 4, 2);  // granted 2, may borrow 2, uses 2
+  borrower.granted = gpus(2);
+  const std::map<std::string, Amounts> free{{"pool", gpus(1)}};  // 4 GPUs: b holds 2, 1 borrowed... 1 free
+
+  const auto d = decide_admissions({pod("a/p1", "a/q", 1, 0, 1), pod("a/p2", "a/q", 1, 0, 2), pod("b/p3", "b/q", 1, 0, 0)},
+                                   {lender, borrower}, free);
+  EXPECT_EQ(d.admit, (std::vector<std::string>{"a/p1"})) << "the lender's smaller share goes first and takes the free GPU";
+  EXPECT_EQ(d.waiting.at("a/p2"), "pool pool has 0 nvidia.com/gpu free, needs 1 more");
+  EXPECT_EQ(d.waiting.at("b/p3"), "pool pool has 0 nvidia.com/gpu free, needs 1 more");
+  EXPECT_EQ(d.short_of_guarantee, (std::set<std::string>{"a/p2"})) << "b/p3 would borrow: it is not owed capacity";
+  EXPECT_EQ(d.shortfall.at("pool"), gpus(1));
+
+  // Pods within their guarantee go before pods that would borrow, however old these are.
+  const auto first = decide_admissions({pod("b/old", "b/q", 1, 0, 0), pod("a/new", "a/q", 1, 0, 9)}, {lender, borrower},
+                                       {{"pool", gpus(1)}});
+  EXPECT_EQ(first.admit, (std::vector<std::string>{"a/new"}));
+  EXPECT_TRUE(first.short_of_guarantee.empty());
+
+  // A pool that does not list a resource does not limit it.
+  const auto unlimited = decide_admissions({pod("a/p1", "a/q", 2)}, {lender}, {{"pool", {{"amd.com/gpu", 0}}}});
+  EXPECT_EQ(unlimited.admit, (std::vector<std::string>{"a/p1"}));
 }
 
 TEST(ChooseReclaim, OnlyBorrowedUsageLowestPriorityNewestFirst) {

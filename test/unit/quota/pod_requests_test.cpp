@@ -1,7 +1,7 @@
 // pod_requests: requests as kube-scheduler counts them, GPU resources only.
 #include <gtest/gtest.h>
 
-#include "gpupool/kube/client.h"
+#include "gpupool/kube/json_projection.h"
 #include "gpupool/quota/pod_requests.h"
 
 namespace gpupool::quota {
@@ -10,7 +10,7 @@ namespace {
 bool gpu_resource(std::string_view name) { return name.starts_with("nvidia.com/") || name == "amd.com/gpu"; }
 
 Amounts requests_of(const std::string& spec_json, std::vector<std::string>* problems = nullptr) {
-  const auto pod = kube::parse_json(R"({"metadata":{"name":"p"},"spec":)" + spec_json + "}");
+  const auto pod = kube::project_pod(R"({"metadata":{"name":"p"},"spec":)" + spec_json + "}");
   PodRequests r = pod_requests(pod, gpu_resource);
   if (problems) *problems = r.problems;
   return r.requests;
@@ -42,9 +42,22 @@ TEST(PodRequests, SchedulerArithmetic) {
                              {"name":"i","resources":{"requests":{"nvidia.com/gpu":"2"}}}],
            "containers":[{"name":"a","resources":{"requests":{"nvidia.com/gpu":"1"}}}]})",
        {{"nvidia.com/gpu", 3 * M}}},
+      {"a sidecar started after an init container does not run beside it",
+       R"({"initContainers":[{"name":"i","resources":{"requests":{"nvidia.com/gpu":"4"}}},
+                             {"name":"s","restartPolicy":"Always","resources":{"requests":{"nvidia.com/gpu":"1"}}}],
+           "containers":[{"name":"a","resources":{"requests":{"nvidia.com/gpu":"1"}}}]})",
+       {{"nvidia.com/gpu", 4 * M}}},
       {"overhead on top", R"({"containers":[{"name":"a","resources":{"requests":{"amd.com/gpu":"1"}}}],
                               "overhead":{"amd.com/gpu":"1"}})",
        {{"amd.com/gpu", 2 * M}}},
+      {"a request wins over its limit",
+       R"({"containers":[{"name":"a","resources":{"requests":{"nvidia.com/gpu":"1"},"limits":{"nvidia.com/gpu":"2"}}}]})",
+       {{"nvidia.com/gpu", M}}},
+      {"numbers count like their text",
+       R"({"containers":[{"name":"a","resources":{"requests":{"nvidia.com/gpu":2}}}],"overhead":{"amd.com/gpu":1e0}})",
+       {{"nvidia.com/gpu", 2 * M}, {"amd.com/gpu", M}}},
+      {"resources set at 0 are left out",
+       R"({"containers":[{"name":"a","resources":{"requests":{"nvidia.com/gpu":"0"}}}]})", {}},
       {"no GPU", R"({"containers":[{"name":"a","resources":{"requests":{"cpu":"1"}}}]})", {}},
       {"nothing at all", R"({})", {}},
   };
@@ -58,6 +71,21 @@ TEST(PodRequests, MalformedQuantitiesAreReportedNotCounted) {
   EXPECT_EQ(r, (Amounts{{"amd.com/gpu", M}}));
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0], "spec.containers[0].resources.requests[nvidia.com/gpu]: \"lots\" is not a quantity the quota can count");
+}
+
+TEST(PodRequests, ProblemsNameWhereTheQuantityIs) {
+  std::vector<std::string> problems;
+  const Amounts r = requests_of(
+      R"({"initContainers":[{"name":"i","resources":{"limits":{"nvidia.com/gpu":"-1"}}}],
+          "containers":[{"name":"a"},{"name":"b","resources":{"limits":{"amd.com/gpu":"1x"}}}],
+          "overhead":{"nvidia.com/gpu":"some","cpu":"bad but not counted"}})",
+      &problems);
+  EXPECT_EQ(r, Amounts{});
+  EXPECT_EQ(problems, (std::vector<std::string>{
+                          R"(spec.containers[1].resources.limits[amd.com/gpu]: "1x" is not a quantity the quota can count)",
+                          R"(spec.initContainers[0].resources.limits[nvidia.com/gpu]: "-1" is not a quantity the quota can count)",
+                          R"(spec.overhead[nvidia.com/gpu]: "some" is not a quantity the quota can count)",
+                      }));
 }
 
 }  // namespace

@@ -1,0 +1,139 @@
+// The quota gate (issue 13): pods held at the scheduling gate gpupool.io/quota
+// start in order while they fit their TenantQuota, and every quota's usage
+// is kept from the pod informer.
+//
+// Pods: the pod informer's handler (pod_handler) charges each pod
+// (quota/charging.h) into a UsageLedger as it changes: one event moves one
+// pod's charge, never a recount. Pods this reconciler has just admitted count
+// as used at once (assumed), before their update comes back through the
+// informer, so one pass never admits past a limit on a stale view.
+//
+// One pass (any key; one queue entry for all), run only by the leader:
+// 1. The charge map from the stores (quotas, namespaces, pools' unit costs);
+//    when it changed, every pod is charged again.
+// 2. decide_admissions (quota/admission.h) over the waiting pods, each
+//    quota's limit its status.granted plus what it may borrow
+//    (quota/borrowing.h), each pool's free capacity its status.capacity less
+//    the devices its admitted pods hold (a second ledger, by pool); each
+//    admitted pod's gate is removed and the pod pinned to its quota's pool
+//    (nodeSelector gpupool.io/pool) in one JSON patch that first tests the
+//    gates are as read.
+// 2b. Reclaim: when pods within their quota's guarantee have waited for pool
+//    capacity longer than the policy's reclaimGracePeriod, pods of borrowing
+//    quotas are evicted (Eviction API; choose_reclaim: lowest priority, then
+//    newest, only while their quota still borrows what is needed), each
+//    with a Warning Event QuotaReclaimed; pods already terminating count as
+//    freed.
+// 2c. Quotas whose grant ended or shrank: when the policy says Evict
+//    (quota.expiry.action after its gracePeriod; quota.onCapacityLoss while
+//    CapacityReduced), their pods above the grant are evicted the same way
+//    (Warning Events QuotaExpired, QuotaCapacityLost); with Keep they run on.
+// 3. Gated pods no quota covers any more (their TenantQuota was deleted) are
+//    let go: only the gate is removed.
+// 4. A pod that keeps waiting gets an Event (Normal, WaitingForQuota) naming
+//    the quota and the numbers, again only when they change.
+// 5. Each TenantQuota's status used, waiting and borrowed (used above
+//    granted) are written when they changed; the other fields are left to
+//    their writers. The same figures, and granted, as gauges (quota_metrics.h).
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "gpupool/kube/client.h"
+#include "gpupool/kube/json_projection.h"
+#include "gpupool/kube/object.h"
+#include "gpupool/quota/charging.h"
+#include "gpupool/quota/usage_ledger.h"
+#include "gpupool/quota/admission.h"
+#include "gpupool/quota_controller/pool_view.h"
+#include "gpupool/quota_controller/quota_metrics.h"
+#include "gpupool/runtime/controller.h"
+#include "gpupool/runtime/event_recorder.h"
+#include "gpupool/runtime/informer.h"
+#include "gpupool/runtime/store.h"
+
+namespace gpupool::quota_controller {
+
+struct AdmissionStores {
+  runtime::Store<kube::PodProjection>& pods;  // all namespaces
+  runtime::Store<kube::Object>& quotas;
+  runtime::Store<kube::Object>& pools;
+  runtime::Store<kube::Object>& policies;
+  runtime::Store<kube::Object>& gpunodes;
+  runtime::Store<kube::Object>& namespaces;
+};
+
+class AdmissionReconciler : public runtime::Reconciler {
+ public:
+  // Publishes quota_metrics.h's gauges in `registry`.
+  AdmissionReconciler(kube::Client& client, AdmissionStores stores, runtime::EventRecorder* events,
+                      metrics::Registry& registry)
+      : client_(client), stores_(stores), events_(events), metrics_(registry) {}
+
+  // For the pod informer: keeps the ledger and calls `wake` when a pass is
+  // worth running (usage or waiting pods changed).
+  runtime::EventHandler<kube::PodProjection> pod_handler(std::function<void()> wake);
+
+  runtime::Result reconcile(const runtime::Request& request, std::stop_token stop) override;
+
+  // What the ledger holds now, and what a recount from its pods gives (tests, metrics).
+  struct Usage {
+    std::map<std::string, quota::Amounts> used, waiting, recount_used, recount_waiting;
+    std::size_t pods = 0;
+  };
+  Usage usage() const;
+
+ private:
+  struct Pending {  // a pod at the gate
+    std::string uid;
+    std::int32_t priority = 0;
+    std::int64_t created_ms = 0;
+    std::vector<std::string> gates;                  // as read, for the patch's test
+    std::map<std::string, std::string> node_selector;
+    std::optional<quota::PodCharge> charge;          // nullopt: no quota can admit it (why_not) or none covers it
+    quota::Amounts devices;                          // what it takes from its pool
+    std::string pool;
+    std::string why_not;
+    bool covered = true;
+    bool operator==(const Pending&) const = default;
+  };
+  // Under mu_: charges `pod` into the ledger and the pending set; true when anything changed.
+  bool observe_locked(const kube::PodProjection& pod);
+  bool forget_locked(const std::string& key);
+  bool patch_pod(const std::string& key, const Pending& p, const std::string* pool);
+  void write_usage(const std::map<std::string, quota::Amounts>& granted);
+  // Evicts borrowed pods of `pool` to free `shortfall` (devices).
+  void reclaim(const std::string& pool, quota::Amounts shortfall, const std::string& lender);
+  // Evicts what the quota's pods use beyond `limit` when the policy says so
+  // (expiry Evict after its grace: everything; onCapacityLoss Evict while
+  // CapacityReduced). Returns when to look again (the grace not over yet).
+  std::optional<std::chrono::milliseconds> evict_over_grant(const api::TenantQuota& q, const PoolView& view,
+                                                            const quota::Amounts& limit);
+  // Admitted pods charged where `want` says, not terminating; what the
+  // terminating ones hold adds to the optional totals.
+  std::vector<quota::RunningPod> running_pods(const std::function<bool(const quota::PodChargeResult&)>& want,
+                                              quota::Amounts* terminating_devices, quota::Amounts* terminating_charge);
+  void evict(const std::vector<std::string>& keys, const std::string& reason,
+             const std::function<std::string(const std::string& pod)>& note);
+
+  kube::Client& client_;
+  AdmissionStores stores_;
+  runtime::EventRecorder* events_;
+  QuotaMetrics metrics_;
+
+  mutable std::mutex mu_;
+  quota::ChargeMap map_;
+  quota::UsageLedger ledger_;       // by quota, in the quota's resources
+  quota::UsageLedger pool_ledger_;  // by pool, in devices
+  std::map<std::string, std::chrono::steady_clock::time_point> short_since_;  // pod -> waiting within its guarantee since
+  std::set<std::string> assumed_;            // admitted here, informer not caught up yet
+  std::map<std::string, Pending> pending_;   // pod key -> at the gate
+  std::map<std::string, std::string> told_;  // pod key -> the last WaitingForQuota note
+};
+
+}  // namespace gpupool::quota_controller

@@ -1,0 +1,53 @@
+// What the quota reconcilers read about one pool and the namespaces from the
+// stores, decoded once, shared by the grant and admission reconcilers.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "gpupool/api/gpupolicy.h"
+#include "gpupool/api/gpupool.h"
+#include "gpupool/api/quantity.h"
+#include "gpupool/api/tenantquota.h"
+#include "gpupool/kube/object.h"
+#include "gpupool/quota/amounts.h"
+#include "gpupool/quota/charging.h"
+#include "gpupool/quota/eligibility.h"
+#include "gpupool/runtime/store.h"
+
+namespace gpupool::quota_controller {
+
+struct PoolView {
+  std::optional<api::GPUPool> pool;      // nullopt: missing, being deleted, or unreadable
+  std::optional<api::GPUPolicy> policy;  // its spec.policyRef's, when it exists
+  std::string policy_name;
+  // The pool's status.capacity by resource name and, for gpupool.io/gpu, the
+  // physical GPUs its members report (GPUNode status.gpuCount).
+  quota::Amounts capacity;
+  // resource -> millionths of a GPU per device (pool_unit_costs.h), with the
+  // MIG instance sizes the members report.
+  quota::Amounts unit_costs;
+
+  const api::QuotaRules* rules() const { return policy && policy->spec.quota ? &*policy->spec.quota : nullptr; }
+};
+
+PoolView read_pool(const std::string& name, runtime::Store<kube::Object>& pools, runtime::Store<kube::Object>& policies,
+                   runtime::Store<kube::Object>& gpunodes);
+
+quota::NamespaceLabels read_namespaces(runtime::Store<kube::Object>& namespaces);
+
+// A namespace's fair-share weight under the rules (1 without rules).
+std::int32_t weight_of(const std::string& ns, const api::QuotaRules* rules);
+
+// The TenantQuota as charging sees it (quota/charging.h).
+quota::ChargeableQuota chargeable(const api::TenantQuota& q);
+
+// Every TenantQuota in the store not being deleted, decoded (unreadable ones skipped).
+std::vector<api::TenantQuota> read_quotas(runtime::Store<kube::Object>& quotas);
+
+quota::Amounts to_amounts(const std::map<std::string, api::QuantityValue>& m);
+std::map<std::string, api::QuantityValue> to_quantities(const quota::Amounts& a);
+
+}  // namespace gpupool::quota_controller

@@ -1,0 +1,487 @@
+#include "gpupool/quota_controller/admission_reconciler.h"
+
+#include <spdlog/spdlog.h>
+
+#include "gpupool/api/codec.h"
+#include "gpupool/api/conditions.h"
+#include "gpupool/kube/errors.h"
+#include "gpupool/kube/json_access.h"
+#include "gpupool/kube/resource.h"
+#include "gpupool/quota/admission.h"
+#include "gpupool/quota/borrowing.h"
+#include "gpupool/quota/gpu_resources.h"
+#include "gpupool/quota_controller/pool_view.h"
+#include "gpupool/runtime/object_helpers.h"
+
+namespace gpupool::quota_controller {
+namespace {
+
+using Doc = rapidjson::Document;
+using runtime::Result;
+
+std::int64_t created_ms(const std::string& text) {
+  auto t = api::Time::parse(text);
+  if (!t) return 0;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.value->time().time_since_epoch()).count();
+}
+
+std::string quoted(const std::string& s) {
+  Doc d;
+  rapidjson::Value v(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), d.GetAllocator());
+  return kube::to_json(v);
+}
+
+std::string gates_json(const std::vector<std::string>& gates) {
+  std::string out = "[";
+  for (const auto& g : gates) out += (out.size() > 1 ? "," : "") + std::string(R"({"name":)") + quoted(g) + "}";
+  return out + "]";
+}
+
+// status.<field> as the quantities it should hold.
+rapidjson::Value quantity_map(const quota::Amounts& amounts, Doc::AllocatorType& a) {
+  rapidjson::Value map(rapidjson::kObjectType);
+  for (const auto& [r, q] : to_quantities(amounts)) {
+    map.AddMember(rapidjson::Value(r.c_str(), a), rapidjson::Value(q.quantity.text().c_str(), a), a);
+  }
+  return map;
+}
+
+quota::Amounts amounts_at(const rapidjson::Value& doc, const char* field) {
+  quota::Amounts out;
+  const rapidjson::Value* m = kube::value_at(doc, {"status", field});
+  if (m == nullptr || !m->IsObject()) return out;
+  for (const auto& e : m->GetObject()) {
+    if (!e.value.IsString()) continue;
+    auto q = api::parse_quantity(e.value.GetString());
+    if (!q) continue;
+    if (auto v = q.value->micro_value(); v && *v > 0) out[e.name.GetString()] = *v;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool AdmissionReconciler::forget_locked(const std::string& key) {
+  pool_ledger_.set(key, std::nullopt);
+  short_since_.erase(key);
+  bool changed = ledger_.set(key, std::nullopt);
+  assumed_.erase(key);
+  told_.erase(key);
+  return pending_.erase(key) > 0 || changed;
+}
+
+bool AdmissionReconciler::observe_locked(const kube::PodProjection& pod) {
+  const std::string key = kube::object_key(pod.ns, pod.name);
+  const bool is_gated = quota::gated(pod);
+  if (!is_gated) assumed_.erase(key);  // the informer caught up with our admission
+  const bool assumed = assumed_.contains(key);
+  auto result = quota::charge_pod(pod, map_, assumed);
+  bool changed = ledger_.set(key, result.charge);
+  pool_ledger_.set(key, result.charge ? std::optional<quota::PodCharge>(quota::PodCharge{result.pool, result.devices,
+                                                                                          result.charge->state})
+                                      : std::nullopt);
+
+  const bool terminal = pod.phase == "Succeeded" || pod.phase == "Failed";
+  if (is_gated && !assumed && !terminal && !pod.deleting && quota::requests_gpu(pod)) {
+    Pending p;
+    p.uid = pod.uid;
+    p.priority = pod.priority.value_or(0);
+    p.created_ms = created_ms(pod.creation_timestamp);
+    p.gates = pod.scheduling_gates;
+    p.node_selector = pod.node_selector;
+    p.charge = result.charge;
+    p.devices = result.devices;
+    p.pool = result.pool;
+    p.why_not = result.why_not;
+    // Covered, and asking for something a quota charges (a request of 0 GPUs charges nothing: let it go).
+    p.covered = map_.covered(pod.ns) && (result.charge || !result.why_not.empty());
+    auto it = pending_.find(key);
+    if (it == pending_.end() || !(it->second == p)) {
+      pending_[key] = std::move(p);
+      changed = true;
+    }
+  } else if (pending_.erase(key) > 0) {
+    told_.erase(key);
+    short_since_.erase(key);
+    changed = true;
+  }
+  return changed;
+}
+
+runtime::EventHandler<kube::PodProjection> AdmissionReconciler::pod_handler(std::function<void()> wake) {
+  runtime::EventHandler<kube::PodProjection> h;
+  h.on_add = [this, wake](const auto& pod) {
+    bool changed;
+    {
+      std::lock_guard lock(mu_);
+      changed = observe_locked(*pod);
+    }
+    if (changed) wake();
+  };
+  h.on_update = [this, wake](const auto&, const auto& pod) {
+    bool changed;
+    {
+      std::lock_guard lock(mu_);
+      changed = observe_locked(*pod);
+    }
+    if (changed) wake();
+  };
+  h.on_delete = [this, wake](const auto& pod) {
+    bool changed;
+    {
+      std::lock_guard lock(mu_);
+      changed = forget_locked(kube::object_key(pod->ns, pod->name));
+    }
+    if (changed) wake();
+  };
+  return h;
+}
+
+AdmissionReconciler::Usage AdmissionReconciler::usage() const {
+  std::lock_guard lock(mu_);
+  return Usage{ledger_.all_used(), ledger_.all_waiting(), ledger_.recount_used(), ledger_.recount_waiting(), ledger_.pods()};
+}
+
+bool AdmissionReconciler::patch_pod(const std::string& key, const Pending& p, const std::string* pool) {
+  const auto req = runtime::Request::from_key(key);
+  std::vector<std::string> rest;
+  for (const auto& g : p.gates) {
+    if (g != quota::kQuotaGate) rest.push_back(g);
+  }
+  // The test makes the patch a no-op failure when the gates moved since they were read.
+  std::string body = R"([{"op":"test","path":"/spec/schedulingGates","value":)" + gates_json(p.gates) + "},";
+  body += rest.empty() ? R"({"op":"remove","path":"/spec/schedulingGates"})"
+                       : R"({"op":"replace","path":"/spec/schedulingGates","value":)" + gates_json(rest) + "}";
+  if (pool != nullptr) {
+    auto selector = p.node_selector;
+    selector[quota::kPoolSelector] = *pool;
+    std::string map = "{";
+    for (const auto& [k, v] : selector) map += (map.size() > 1 ? "," : "") + quoted(k) + ":" + quoted(v);
+    body += R"(,{"op":"add","path":"/spec/nodeSelector","value":)" + map + "}}";
+  }
+  body += "]";
+  try {
+    client_.patch(kube::ResourceRef{kube::core::pods(), req.ns, req.name, ""}, kube::PatchType::JsonPatch, body);
+    return true;
+  } catch (const kube::ApiError& e) {
+    if (e.is_not_found()) return false;
+    spdlog::warn("pod {}: removing the gate {} failed: {}", key, quota::kQuotaGate, e.what());
+    return false;
+  }
+}
+
+Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token stop) {
+  // 1. The charge map from the stores.
+  std::vector<quota::ChargeableQuota> charged;
+  std::map<std::string, quota::Amounts> granted;  // quota -> its grant
+  std::map<std::string, quota::Amounts> allowance;  // quota -> what it may borrow now
+  std::map<std::string, std::int32_t> weights;
+  std::map<std::string, PoolView> views;
+  const std::vector<api::TenantQuota> quotas = read_quotas(stores_.quotas);
+  for (const api::TenantQuota& q : quotas) {
+    quota::ChargeableQuota c = chargeable(q);
+    if (q.status) granted[c.key] = to_amounts(q.status->granted);
+    if (!views.contains(c.pool)) views.emplace(c.pool, read_pool(c.pool, stores_.pools, stores_.policies, stores_.gpunodes));
+    const api::QuotaRules* rules = views.at(c.pool).rules();
+    weights[c.key] = weight_of(c.ns, rules);
+    if (rules) {
+      std::optional<quota::Amounts> approved;
+      if (q.status && q.status->approved) approved = to_amounts(q.status->approved->borrowing_limit);
+      allowance[c.key] = quota::borrowing_allowance(
+          granted[c.key], to_amounts(q.spec.borrowing_limit), approved,
+          {rules->borrowing.enabled, rules->borrowing.limit_percent, rules->approval == api::ApprovalMode::manual});
+    }
+    charged.push_back(std::move(c));
+  }
+  std::map<std::string, quota::Amounts> unit_costs;
+  for (const auto& [name, view] : views) unit_costs[name] = view.unit_costs;
+  quota::ChargeMap map = quota::build_charge_map(std::move(charged), read_namespaces(stores_.namespaces), std::move(unit_costs));
+
+  std::vector<quota::GatedPod> gated;
+  std::vector<quota::QuotaBudget> budgets;
+  std::map<std::string, quota::Amounts> pool_free;  // pool -> devices no admitted pod holds
+  std::map<std::string, Pending> pending;
+  {
+    std::lock_guard lock(mu_);
+    if (!(map == map_)) {
+      map_ = std::move(map);
+      for (const auto& pod : stores_.pods.list()) observe_locked(*pod);
+    }
+    for (const auto& [key, q] : map_.quotas) {
+      budgets.push_back({key, weights[key], quota::add(granted[key], allowance[key]), ledger_.used(key), q.pool, granted[key]});
+    }
+    for (const auto& [name, view] : views) {
+      quota::Amounts free;
+      const quota::Amounts& held = pool_ledger_.used(name);
+      for (const auto& [r, v] : view.capacity) {
+        if (r == quota::kGpuUnit) continue;
+        const auto h = held.find(r);
+        free[r] = v - (h == held.end() ? 0 : h->second);
+      }
+      pool_free[name] = std::move(free);
+    }
+    pending = pending_;
+  }
+  for (const auto& [key, p] : pending) {
+    if (p.charge) gated.push_back({key, p.charge->quota, p.priority, p.created_ms, p.charge->charge, p.devices});
+  }
+
+  // 2. Admit in order while they fit.
+  const quota::AdmissionDecision decision = quota::decide_admissions(gated, budgets, pool_free);
+  bool failed = false;
+  for (const auto& key : decision.admit) {
+    if (stop.stop_requested()) return Result::requeue();
+    const Pending& p = pending.at(key);
+    const std::string quota_pool = [&] {
+      std::lock_guard lock(mu_);
+      return map_.quotas.at(p.charge->quota).pool;
+    }();
+    if (!patch_pod(key, p, &quota_pool)) {
+      failed = true;
+      continue;
+    }
+    std::lock_guard lock(mu_);
+    // The informer may have delivered the gate's removal, or the pod's end, meanwhile: then it is counted already.
+    if (!pending_.contains(key)) continue;
+    assumed_.insert(key);
+    ledger_.set(key, quota::PodCharge{p.charge->quota, p.charge->charge, quota::PodQuotaState::admitted});
+    pool_ledger_.set(key, quota::PodCharge{p.pool, p.devices, quota::PodQuotaState::admitted});
+    pending_.erase(key);
+    told_.erase(key);
+    spdlog::info("pod {}: admitted by TenantQuota {} (pool {})", key, p.charge->quota, quota_pool);
+  }
+
+  // 2b. Reclaim for pods waiting within their guarantee past the grace period.
+  const auto now = std::chrono::steady_clock::now();
+  std::optional<std::chrono::milliseconds> next_reclaim;
+  std::map<std::string, std::string> due;  // pool -> a lender pod past its grace
+  {
+    std::lock_guard lock(mu_);
+    for (auto it = short_since_.begin(); it != short_since_.end();) {
+      it = decision.short_of_guarantee.contains(it->first) ? std::next(it) : short_since_.erase(it);
+    }
+    for (const auto& key : decision.short_of_guarantee) {
+      const Pending& p = pending.at(key);
+      const auto since = short_since_.emplace(key, now).first->second;
+      const api::QuotaRules* rules = views.contains(p.pool) ? views.at(p.pool).rules() : nullptr;
+      const auto grace = std::chrono::duration_cast<std::chrono::milliseconds>(
+          rules ? rules->reclaim_grace_period.value() : api::Duration::literal("5m").value());
+      const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(now - since);
+      if (waited >= grace) {
+        due.emplace(p.pool, p.charge->quota);
+      } else if (!next_reclaim || grace - waited < *next_reclaim) {
+        next_reclaim = grace - waited;
+      }
+    }
+  }
+  for (const auto& [pool, lender] : due) {
+    if (auto s = decision.shortfall.find(pool); s != decision.shortfall.end()) reclaim(pool, s->second, lender);
+  }
+
+  // 2c. Grants that ended or shrank, where the policy says Evict.
+  for (const api::TenantQuota& q : quotas) {
+    const std::string key = kube::object_key(q.metadata.namespace_, q.metadata.name);
+    if (auto again = evict_over_grant(q, views.at(q.spec.pool_ref.name), quota::add(granted[key], allowance[key]));
+        again && (!next_reclaim || *again < *next_reclaim)) {
+      next_reclaim = *again;
+    }
+  }
+
+  // 3. Gated pods no quota covers any more go free.
+  for (const auto& [key, p] : pending) {
+    if (p.covered) continue;
+    if (patch_pod(key, p, nullptr)) {
+      spdlog::info("pod {}: no TenantQuota covers its namespace now; gate {} removed", key, quota::kQuotaGate);
+    } else {
+      failed = true;
+    }
+  }
+
+  // 4. Tell waiting pods why, once per reason.
+  for (const auto& [key, p] : pending) {
+    if (!p.covered) continue;
+    std::string note;
+    if (auto w = decision.waiting.find(key); w != decision.waiting.end()) note = w->second;
+    else if (!p.charge) note = p.why_not;
+    if (note.empty()) continue;
+    {
+      std::lock_guard lock(mu_);
+      if (!pending_.contains(key)) continue;
+      auto& told = told_[key];
+      if (told == note) continue;
+      told = note;
+    }
+    if (events_) {
+      const auto req = runtime::Request::from_key(key);
+      events_->record({"v1", "Pod", req.ns, req.name, p.uid, ""}, runtime::EventType::Normal, "WaitingForQuota", "Admit",
+                      "waiting at the gate " + std::string(quota::kQuotaGate) + ": " + note);
+    }
+  }
+
+  // 5. Usage into each quota's status.
+  write_usage(granted);
+  if (failed) return Result::requeue();
+  if (next_reclaim) return Result::requeue_after(*next_reclaim + std::chrono::milliseconds(100));
+  return Result::done();
+}
+
+void AdmissionReconciler::write_usage(const std::map<std::string, quota::Amounts>& granted) {
+  std::map<std::string, std::pair<quota::Amounts, quota::Amounts>> usage;  // quota -> used, waiting
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [key, q] : map_.quotas) usage[key] = {ledger_.used(key), ledger_.waiting(key)};
+  }
+  std::map<std::string, QuotaFigures> figures;
+  for (const auto& [key, uw] : usage) {
+    const auto& [used, waiting] = uw;
+    quota::Amounts borrowed;
+    const auto g = granted.find(key);
+    for (const auto& [r, u] : used) {
+      const std::int64_t have = g == granted.end() || !g->second.contains(r) ? 0 : g->second.at(r);
+      if (u > have) borrowed[r] = u - have;
+    }
+    figures[key] = {g == granted.end() ? quota::Amounts{} : g->second, used, waiting, borrowed};
+    const auto req = runtime::Request::from_key(key);
+    auto current = stores_.quotas.get(key);
+    if (!current || (amounts_at(current->doc, "used") == used && amounts_at(current->doc, "waiting") == waiting &&
+                     amounts_at(current->doc, "borrowed") == borrowed)) {
+      continue;
+    }
+    try {
+      runtime::update_status(
+          client_, kube::ResourceRef{{"gpupool.io", "v1alpha1", "tenantquotas"}, req.ns, req.name, ""}, [&](Doc& doc) {
+            if (amounts_at(doc, "used") == used && amounts_at(doc, "waiting") == waiting &&
+                amounts_at(doc, "borrowed") == borrowed) {
+              return false;
+            }
+            auto& a = doc.GetAllocator();
+            if (!doc.HasMember("status") || !doc["status"].IsObject()) {
+              doc.RemoveMember("status");
+              doc.AddMember("status", rapidjson::Value(rapidjson::kObjectType), a);
+            }
+            auto& s = doc["status"];
+            using Field = std::pair<const char*, const quota::Amounts*>;
+            for (const auto& [field, amounts] : {Field{"used", &used}, Field{"waiting", &waiting}, Field{"borrowed", &borrowed}}) {
+              s.RemoveMember(field);
+              if (!amounts->empty()) s.AddMember(rapidjson::StringRef(field), quantity_map(*amounts, a), a);
+            }
+            return true;
+          });
+    } catch (const kube::ApiError& e) {
+      if (!e.is_not_found()) spdlog::warn("TenantQuota {}: writing usage failed: {}", key, e.what());
+    }
+  }
+  metrics_.publish(figures);
+}
+
+std::vector<quota::RunningPod> AdmissionReconciler::running_pods(const std::function<bool(const quota::PodChargeResult&)>& want,
+                                                                 quota::Amounts* terminating_devices,
+                                                                 quota::Amounts* terminating_charge) {
+  std::vector<quota::RunningPod> out;
+  std::lock_guard lock(mu_);
+  for (const auto& pod : stores_.pods.list()) {
+    if (quota::gated(*pod)) continue;
+    const auto r = quota::charge_pod(*pod, map_);
+    if (!r.charge || r.charge->state != quota::PodQuotaState::admitted || !want(r)) continue;
+    if (pod->deleting) {
+      // Already on its way out: what it holds is coming back.
+      if (terminating_devices) *terminating_devices = quota::add(*terminating_devices, r.devices);
+      if (terminating_charge) *terminating_charge = quota::add(*terminating_charge, r.charge->charge);
+      continue;
+    }
+    out.push_back({kube::object_key(pod->ns, pod->name), r.charge->quota, pod->priority.value_or(0),
+                   created_ms(pod->creation_timestamp), r.charge->charge});
+  }
+  return out;
+}
+
+void AdmissionReconciler::evict(const std::vector<std::string>& keys, const std::string& reason,
+                                const std::function<std::string(const std::string& pod)>& note) {
+  for (const auto& key : keys) {
+    const auto req = runtime::Request::from_key(key);
+    const std::string body = R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":)" + quoted(req.name) +
+                             R"(,"namespace":)" + quoted(req.ns) + "}}";
+    try {
+      client_.post_raw(kube::ResourceRef{kube::core::pods(), req.ns, req.name, "eviction"}, body);
+      const std::string text = note(key);
+      spdlog::info("pod {}: {}", key, text);
+      if (events_) events_->record({"v1", "Pod", req.ns, req.name, "", ""}, runtime::EventType::Warning, reason, "Evict", text);
+    } catch (const kube::ApiError& e) {
+      // A PodDisruptionBudget may refuse (429): the next pass tries again.
+      if (!e.is_not_found()) spdlog::warn("pod {}: eviction ({}) refused: {}", key, reason, e.what());
+    }
+  }
+}
+
+void AdmissionReconciler::reclaim(const std::string& pool, quota::Amounts shortfall, const std::string& lender) {
+  // Who holds the pool's devices: quotas (in their own resources) and their admitted pods.
+  std::vector<quota::QuotaUsage> quotas;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [key, q] : map_.quotas) {
+      if (q.pool == pool) quotas.push_back({key, {}, ledger_.used(key)});
+    }
+  }
+  for (auto& q : quotas) {
+    if (auto obj = stores_.quotas.get(q.key)) {
+      auto decoded = api::decode_tenantquota(obj->doc);
+      if (decoded.value && decoded.value->status) q.granted = to_amounts(decoded.value->status->granted);
+    }
+  }
+  quota::Amounts terminating;
+  const auto running = running_pods([&](const quota::PodChargeResult& r) { return r.pool == pool; }, &terminating, nullptr);
+  for (const auto& [r, v] : terminating) {
+    if (auto it = shortfall.find(r); it != shortfall.end()) it->second -= v;
+  }
+  std::map<std::string, std::string> quota_of;
+  for (const auto& p : running) quota_of[p.key] = p.quota;
+  evict(quota::choose_reclaim(shortfall, quotas, running), "QuotaReclaimed", [&](const std::string& key) {
+    return "evicted: TenantQuota " + quota_of[key] + " uses more than its grant in pool " + pool + ", and TenantQuota " +
+           lender + " needs the capacity it is guaranteed back (reclaimGracePeriod passed)";
+  });
+}
+
+std::optional<std::chrono::milliseconds> AdmissionReconciler::evict_over_grant(const api::TenantQuota& q, const PoolView& view,
+                                                                               const quota::Amounts& limit) {
+  const api::QuotaRules* rules = view.rules();
+  if (!rules || !q.status) return std::nullopt;
+  const std::string key = kube::object_key(q.metadata.namespace_, q.metadata.name);
+  const bool expired = q.status->phase == api::QuotaPhase::expired && q.spec.expires_at;
+  const api::Condition* reduced = api::find_condition(q.status->conditions, "CapacityReduced");
+  std::string reason, why;
+  quota::Amounts keep = limit;
+  if (expired && rules->expiry.action == api::GuaranteeLossAction::evict) {
+    const auto deadline = q.spec.expires_at->time() + std::chrono::duration_cast<std::chrono::microseconds>(rules->expiry.grace_period.value());
+    const auto now = std::chrono::time_point_cast<std::chrono::microseconds>(std::chrono::system_clock::now());
+    if (now < deadline) return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now) + std::chrono::milliseconds(100);
+    reason = "QuotaExpired";
+    why = "TenantQuota " + key + " expired at " + q.spec.expires_at->text() + " and the GPUPolicy's quota.expiry says Evict after " +
+          rules->expiry.grace_period.text();
+    keep.clear();
+  } else if (!expired && reduced && reduced->status == api::ConditionStatus::true_ &&
+             rules->on_capacity_loss == api::GuaranteeLossAction::evict) {
+    reason = "QuotaCapacityLost";
+    why = "the pool's capacity fell and TenantQuota " + key + " was granted less than its pods use; the GPUPolicy's "
+          "quota.onCapacityLoss says Evict";
+  } else {
+    return std::nullopt;
+  }
+  quota::Amounts used, terminating;
+  {
+    std::lock_guard lock(mu_);
+    used = ledger_.used(key);
+  }
+  const auto running = running_pods([&](const quota::PodChargeResult& r) { return r.charge->quota == key; }, nullptr, &terminating);
+  quota::Amounts over;
+  for (const auto& [r, u] : used) {
+    const auto k = keep.find(r);
+    const auto t = terminating.find(r);
+    const std::int64_t v = u - (k == keep.end() ? 0 : k->second) - (t == terminating.end() ? 0 : t->second);
+    if (v > 0) over[r] = v;
+  }
+  if (over.empty()) return std::nullopt;
+  evict(quota::choose_reclaim(over, {{key, keep, used}}, running), reason, [&](const std::string&) { return "evicted: " + why; });
+  return std::nullopt;
+}
+
+}  // namespace gpupool::quota_controller

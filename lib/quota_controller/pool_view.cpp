@@ -1,0 +1,110 @@
+#include "gpupool/quota_controller/pool_view.h"
+
+#include "gpupool/api/codec.h"
+#include "gpupool/kube/client.h"
+#include "gpupool/kube/json_access.h"
+#include "gpupool/quota_controller/pool_unit_costs.h"
+
+namespace gpupool::quota_controller {
+
+quota::Amounts to_amounts(const std::map<std::string, api::QuantityValue>& m) {
+  quota::Amounts out;
+  for (const auto& [r, q] : m) {
+    if (auto v = q.quantity.micro_value(); v && *v > 0) out[r] = *v;
+  }
+  return out;
+}
+
+std::map<std::string, api::QuantityValue> to_quantities(const quota::Amounts& a) {
+  std::map<std::string, api::QuantityValue> out;
+  for (const auto& [r, v] : a) out[r] = api::QuantityValue{api::Quantity::from_micro(v), false};
+  return out;
+}
+
+PoolView read_pool(const std::string& name, runtime::Store<kube::Object>& pools, runtime::Store<kube::Object>& policies,
+                   runtime::Store<kube::Object>& gpunodes) {
+  PoolView v;
+  if (auto p = pools.get(name); p && !p->deleting) {
+    auto decoded = api::decode_gpupool(p->doc);
+    if (decoded.ok()) v.pool = std::move(*decoded.value);
+  }
+  if (v.pool && v.pool->spec.policy_ref) {
+    v.policy_name = v.pool->spec.policy_ref->name;
+    if (auto p = policies.get(v.policy_name)) {
+      auto decoded = api::decode_gpupolicy(p->doc);
+      if (decoded.ok()) v.policy = std::move(*decoded.value);
+    }
+  }
+  if (v.pool && v.pool->status) v.capacity = to_amounts(v.pool->status->capacity);
+
+  // The members' GPUs and the MIG instances they report (sizes as reported).
+  std::int64_t gpus = 0;
+  std::vector<ReportedInstance> reported;
+  for (const auto& g : gpunodes.list()) {
+    if (kube::string_at(g->doc, {"spec", "pool"}) != name) continue;
+    const rapidjson::Value* status = kube::member(g->doc, "status");
+    if (const rapidjson::Value* count = kube::member(status, "gpuCount"); count && count->IsInt()) gpus += count->GetInt();
+    const rapidjson::Value* list = kube::member(status, "gpus");
+    if (list == nullptr || !list->IsArray()) continue;
+    for (const auto& gpu : list->GetArray()) {
+      const rapidjson::Value* gpu_memory = kube::member(gpu, "memoryMiB");
+      const rapidjson::Value* instances = kube::value_at(gpu, {"partition", "instances"});
+      if (gpu_memory == nullptr || !gpu_memory->IsInt64() || instances == nullptr || !instances->IsArray()) continue;
+      for (const auto& inst : instances->GetArray()) {
+        const rapidjson::Value* memory = kube::member(inst, "memoryMiB");
+        if (memory == nullptr || !memory->IsInt64()) continue;
+        reported.push_back({kube::string_of(kube::member(inst, "profile")), memory->GetInt64(), gpu_memory->GetInt64()});
+      }
+    }
+  }
+  if (gpus > 0) v.capacity[std::string(quota::kGpuUnit)] = gpus * quota::kMicro;
+  if (v.pool) {
+    const auto* rules = v.rules();
+    const auto basis = rules && rules->charge_basis == api::ChargeBasis::memory ? quota::ChargeBasis::memory
+                                                                                : quota::ChargeBasis::compute;
+    v.unit_costs = pool_unit_costs(*v.pool, v.capacity, gpu::Catalog::builtin(), basis, reported);
+  }
+  return v;
+}
+
+quota::NamespaceLabels read_namespaces(runtime::Store<kube::Object>& namespaces) {
+  quota::NamespaceLabels out;
+  for (const auto& ns : namespaces.list()) {
+    std::map<std::string, std::string> labels;
+    if (const rapidjson::Value* l = kube::value_at(ns->doc, {"metadata", "labels"}); l && l->IsObject()) {
+      for (const auto& m : l->GetObject()) {
+        if (m.value.IsString()) labels[m.name.GetString()] = m.value.GetString();
+      }
+    }
+    out.emplace(ns->name, std::move(labels));
+  }
+  return out;
+}
+
+quota::ChargeableQuota chargeable(const api::TenantQuota& q) {
+  quota::ChargeableQuota c;
+  c.key = kube::object_key(q.metadata.namespace_, q.metadata.name);
+  c.ns = q.metadata.namespace_;
+  c.pool = q.spec.pool_ref.name;
+  c.namespaces = q.spec.namespaces;
+  for (const auto& [r, v] : q.spec.resources) c.resources.push_back(r);
+  return c;
+}
+
+std::vector<api::TenantQuota> read_quotas(runtime::Store<kube::Object>& quotas) {
+  std::vector<api::TenantQuota> out;
+  for (const auto& obj : quotas.list()) {
+    if (obj->deleting) continue;
+    auto decoded = api::decode_tenantquota(obj->doc);
+    if (decoded.ok()) out.push_back(std::move(*decoded.value));
+  }
+  return out;
+}
+
+std::int32_t weight_of(const std::string& ns, const api::QuotaRules* rules) {
+  if (!rules) return 1;
+  auto w = rules->fair_share.weights.find(ns);
+  return w != rules->fair_share.weights.end() ? w->second : rules->fair_share.default_weight;
+}
+
+}  // namespace gpupool::quota_controller

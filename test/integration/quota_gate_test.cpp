@@ -1,0 +1,379 @@
+// The quota gate on the real control plane, webhooks over real TLS: GPU pods
+// in covered namespaces wait at the scheduling gate gpupool.io/quota and
+// start only while their tenant's grant holds them; the admission policy
+// refuses ungated GPU pods even with the webhook gone.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <ctime>
+#include <mutex>
+#include <thread>
+
+#include "support/quota_fixture.h"
+
+namespace gpupool::test {
+namespace {
+
+const kube::ResourceRef kPods{kube::core::pods(), "", "", ""};
+
+bool has_gate(const rapidjson::Value& pod) {
+  const auto* g = at(pod, {"spec", "schedulingGates"});
+  if (!g || !g->IsArray()) return false;
+  for (const auto& x : g->GetArray()) {
+    if (str(x, {"name"}) == "gpupool.io/quota") return true;
+  }
+  return false;
+}
+
+int gpus_of(const rapidjson::Value& pod) {
+  int n = 0;
+  const auto* cs = at(pod, {"spec", "containers"});
+  if (!cs || !cs->IsArray()) return 0;
+  for (const auto& c : cs->GetArray()) {
+    const std::string v = str(c, {"resources", "limits", "nvidia.com/gpu"});
+    if (!v.empty()) n += std::stoi(v);
+  }
+  return n;
+}
+
+// Every change of the pods in `namespaces`, in the order of one watch stream
+// (etcd's revision order): the GPUs of pods past the gate and not finished,
+// summed at every moment; the most ever seen.
+class AdmittedRecorder {
+ public:
+  AdmittedRecorder(kube::Client& client, std::set<std::string> namespaces) : namespaces_(std::move(namespaces)) {
+    thread_ = std::jthread([this, &client](std::stop_token stop) {
+      kube::ListOptions lo;
+      lo.resource_version = "0";
+      while (!stop.stop_requested()) {
+        try {
+          client.watch(kPods, lo, [&](const kube::WatchEvent& e) {
+            if (e.type == kube::WatchEventType::Bookmark || e.type == kube::WatchEventType::Error) return true;
+            const auto pod = kube::parse_json(e.object);
+            if (!namespaces_.count(str(pod, {"metadata", "namespace"}))) return true;
+            const std::string key = str(pod, {"metadata", "namespace"}) + "/" + str(pod, {"metadata", "name"});
+            const std::string phase = str(pod, {"status", "phase"});
+            const bool counts = e.type != kube::WatchEventType::Deleted && !has_gate(pod) && phase != "Succeeded" &&
+                                phase != "Failed";
+            std::lock_guard lock(mu_);
+            admitted_[key] = counts ? gpus_of(pod) : 0;
+            int sum = 0;
+            std::map<std::string, int> by_ns;
+            for (const auto& [k, g] : admitted_) {
+              sum += g;
+              by_ns[k.substr(0, k.find('/'))] += g;
+            }
+            if (sum > most_) most_ = sum;
+            for (const auto& [ns, g] : by_ns) most_by_ns_[ns] = std::max(most_by_ns_[ns], g);
+            ++events_;
+            return true;
+          }, stop);
+        } catch (const std::exception&) {
+          lo.resource_version = "0";  // relist: the sum is rebuilt from current state
+          std::lock_guard lock(mu_);
+          admitted_.clear();
+        }
+      }
+    });
+  }
+  int most() {
+    std::lock_guard lock(mu_);
+    return most_;
+  }
+  int most(const std::string& ns) {
+    std::lock_guard lock(mu_);
+    return most_by_ns_[ns];
+  }
+  std::size_t events() {
+    std::lock_guard lock(mu_);
+    return events_;
+  }
+
+ private:
+  std::set<std::string> namespaces_;
+  std::mutex mu_;
+  std::map<std::string, int> admitted_;
+  int most_ = 0;
+  std::map<std::string, int> most_by_ns_;
+  std::size_t events_ = 0;
+  std::jthread thread_;
+};
+
+std::string gpu_pod(const std::string& ns, const std::string& name, int gpus, const std::string& extra_spec = "") {
+  const std::string res = gpus > 0 ? R"(,"resources":{"limits":{"nvidia.com/gpu":")" + std::to_string(gpus) + R"("}})" : "";
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name + R"(","namespace":")" + ns +
+         R"("},"spec":{)" + extra_spec + R"("tolerations":[{"operator":"Exists"}],"containers":[{"name":"c","image":"busybox")" +
+         res + "}]}}";
+}
+
+class QuotaGateTest : public QuotaTest {
+ protected:
+  // The gate's admission objects cover `ns` (the controller wrote them).
+  [[nodiscard]] bool wait_covered(const std::string& ns) {
+    return testenv::wait_until([&] {
+      try {
+        auto b = client_->get(kube::ResourceRef{{"admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings"},
+                                                "", "gpupool-quota-gate", ""});
+        auto m = client_->get(kube::ResourceRef{{"admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations"},
+                                                "", "gpupool-mutating-webhook", ""});
+        return kube::to_json(b).find('"' + ns + '"') != std::string::npos &&
+               kube::to_json(m).find('"' + ns + '"') != std::string::npos;
+      } catch (const kube::ApiError&) {
+        return false;
+      }
+    }, 60s);
+  }
+  std::vector<rapidjson::Document> pods_in(const std::vector<std::string>& namespaces) {
+    std::vector<rapidjson::Document> out;
+    for (const auto& ns : namespaces) {
+      auto list = client_->list(kube::ResourceRef{kube::core::pods(), ns, "", ""});
+      for (auto& p : list["items"].GetArray()) {
+        rapidjson::Document d;
+        d.CopyFrom(p, d.GetAllocator());
+        out.push_back(std::move(d));
+      }
+    }
+    return out;
+  }
+};
+
+// One tenant, three namespaces, one quota of 6 GPUs in a pool of 10: 200
+// one-GPU pods created at once never hold more than 6 past the gate; the 6
+// that fit run, pinned to the pool; the others wait, told why in numbers;
+// when running pods finish, waiting ones take their place.
+TEST_F(QuotaGateTest, TwoHundredConcurrentPodsNeverExceedTheGrant) {
+  fleet(110, 5, {{"pool-test", "quota"}});  // 5 nodes x 2 A100: 10 nvidia.com/gpu
+  start_controller_with_webhook();
+  const std::vector<std::string> nss = {"gt-a1", "gt-a2", "gt-a3"};
+  for (const auto& ns : nss) make_namespace(ns, "gpupool.io/tenant: gate-a");
+  ASSERT_NO_FATAL_FAILURE(policy_and_pool("    approval: Automatic\n", "10"));
+  apply("apiVersion: gpupool.io/v1alpha1\nkind: TenantQuota\nmetadata:\n  name: train\n  namespace: gt-a1\nspec:\n"
+        "  poolRef: {name: quota}\n  resources: {nvidia.com/gpu: 6}\n  namespaces: [gt-a1, gt-a2, gt-a3]\n");
+  ASSERT_TRUE(wait_phase("gt-a1", "train", "Granted"));
+  ASSERT_TRUE(wait_covered("gt-a3")) << log_tail("controller.log");
+
+  AdmittedRecorder recorder(*client_, {nss.begin(), nss.end()});
+  std::atomic<int> created{0};
+  std::vector<std::string> errors;
+  std::mutex errors_mu;
+  {
+    std::vector<std::jthread> creators;
+    for (int t = 0; t < 8; ++t) {
+      creators.emplace_back([&, t] {
+        kube::Client c(rest_config(cluster(), cluster().admin_token()));
+        for (int i = t; i < 200; i += 8) {
+          const std::string& ns = nss[i % 3];
+          try {
+            c.create(kube::ResourceRef{kube::core::pods(), ns, "", ""}, gpu_pod(ns, "job-" + std::to_string(i), 1));
+            ++created;
+          } catch (const std::exception& e) {
+            std::lock_guard lock(errors_mu);
+            errors.push_back(e.what());
+          }
+        }
+      });
+    }
+  }
+  ASSERT_EQ(created.load(), 200) << (errors.empty() ? "" : errors.front());
+
+  auto running = [&] {
+    int n = 0;
+    for (const auto& p : pods_in(nss)) n += str(p, {"status", "phase"}) == "Running" ? 1 : 0;
+    return n;
+  };
+  ASSERT_TRUE(testenv::wait_until([&] { return running() == 6; }, 90s))
+      << "running: " << running() << "\n" << log_tail("controller.log");
+  ASSERT_TRUE(testenv::wait_until([&] {
+    auto q = get_quota("gt-a1", "train");
+    return str(q, {"status", "used", "nvidia.com/gpu"}) == "6" && str(q, {"status", "waiting", "nvidia.com/gpu"}) == "194";
+  }, 30s)) << kube::to_json(get_quota("gt-a1", "train"));
+  EXPECT_FALSE(at(get_quota("gt-a1", "train"), {"status", "borrowed", "nvidia.com/gpu"}));
+
+  int gated = 0;
+  std::string a_waiting_pod;
+  for (const auto& p : pods_in(nss)) {
+    if (has_gate(p)) {
+      ++gated;
+      a_waiting_pod = str(p, {"metadata", "namespace"}) + "/" + str(p, {"metadata", "name"});
+      continue;
+    }
+    EXPECT_EQ(str(p, {"spec", "nodeSelector", "gpupool.io/pool"}), "quota") << "admitted pods are pinned to the pool";
+  }
+  EXPECT_EQ(gated, 194);
+
+  // The waiting pod was told why.
+  const auto slash = a_waiting_pod.find('/');
+  std::string events;
+  ASSERT_TRUE(testenv::wait_until([&] {
+    cluster().kubectl({"get", "events", "-n", a_waiting_pod.substr(0, slash), "--field-selector",
+                       "involvedObject.name=" + a_waiting_pod.substr(slash + 1), "-o", "jsonpath={.items[*].message}"},
+                      &events);
+    return events.find("TenantQuota gt-a1/train uses 6 of 6") != std::string::npos;
+  }, 30s)) << events;
+
+  // Three running pods finish: three waiting pods take their place, no more.
+  int finished = 0;
+  kube::DeleteOptions now;
+  now.grace_period_seconds = 0;
+  for (const auto& p : pods_in(nss)) {
+    if (finished == 3 || str(p, {"status", "phase"}) != "Running") continue;
+    client_->remove(kube::ResourceRef{kube::core::pods(), str(p, {"metadata", "namespace"}), str(p, {"metadata", "name"}), ""},
+                    now);
+    ++finished;
+  }
+  ASSERT_TRUE(testenv::wait_until([&] {
+    return str(get_quota("gt-a1", "train"), {"status", "waiting", "nvidia.com/gpu"}) == "191" && running() == 6;
+  }, 60s)) << kube::to_json(get_quota("gt-a1", "train"));
+
+  EXPECT_GT(recorder.events(), 200u);
+  EXPECT_EQ(recorder.most(), 6) << "GPUs past the gate at the worst moment";
+}
+
+// Borrowing, then reclaim: the borrower runs 4 pods on a guarantee of 2
+// while the lender is idle; when the lender's pods arrive they wait the
+// grace period, then exactly the borrowed pods are evicted (Events say why)
+// and the lender's pods run; the borrower keeps its guarantee.
+TEST_F(QuotaGateTest, BorrowedCapacityIsReclaimedForTheLenderAfterTheGracePeriod) {
+  fleet(116, 2, {{"pool-test", "quota"}});  // 4 nvidia.com/gpu
+  start_controller_with_webhook();
+  make_namespace("gt-lend", "");
+  make_namespace("gt-borrow", "");
+  ASSERT_NO_FATAL_FAILURE(policy_and_pool("    approval: Automatic\n    borrowing: {enabled: true}\n    reclaimGracePeriod: 4s\n"));
+  quota("gt-lend", "q", "nvidia.com/gpu: 2", 0);
+  apply("apiVersion: gpupool.io/v1alpha1\nkind: TenantQuota\nmetadata:\n  name: q\n  namespace: gt-borrow\nspec:\n"
+        "  poolRef: {name: quota}\n  resources: {nvidia.com/gpu: 2}\n  borrowingLimit: {nvidia.com/gpu: 2}\n");
+  ASSERT_TRUE(wait_phase("gt-lend", "q", "Granted"));
+  ASSERT_TRUE(wait_phase("gt-borrow", "q", "Granted"));
+  ASSERT_TRUE(wait_covered("gt-lend") && wait_covered("gt-borrow")) << log_tail("controller.log");
+  AdmittedRecorder recorder(*client_, {"gt-lend", "gt-borrow"});
+
+  auto running_in = [&](const std::string& ns) {
+    int n = 0;
+    for (const auto& p : pods_in({ns})) n += str(p, {"status", "phase"}) == "Running" && !at(p, {"metadata", "deletionTimestamp"});
+    return n;
+  };
+  for (int i = 0; i < 5; ++i) {
+    client_->create(kube::ResourceRef{kube::core::pods(), "gt-borrow", "", ""}, gpu_pod("gt-borrow", "b-" + std::to_string(i), 1, R"("terminationGracePeriodSeconds":1,)"));
+  }
+  ASSERT_TRUE(testenv::wait_until([&] { return running_in("gt-borrow") == 4; }, 60s)) << log_tail("controller.log");
+  ASSERT_TRUE(testenv::wait_until([&] {
+    auto q = get_quota("gt-borrow", "q");
+    return str(q, {"status", "used", "nvidia.com/gpu"}) == "4" && str(q, {"status", "borrowed", "nvidia.com/gpu"}) == "2" &&
+           str(q, {"status", "waiting", "nvidia.com/gpu"}) == "1";
+  }, 30s)) << kube::to_json(get_quota("gt-borrow", "q"));
+
+  const auto lender_arrives = std::chrono::steady_clock::now();
+  for (int i = 0; i < 2; ++i) {
+    client_->create(kube::ResourceRef{kube::core::pods(), "gt-lend", "", ""}, gpu_pod("gt-lend", "l-" + std::to_string(i), 1));
+  }
+  ASSERT_TRUE(testenv::wait_until([&] { return running_in("gt-lend") == 2; }, 60s)) << log_tail("controller.log");
+  EXPECT_GE(std::chrono::steady_clock::now() - lender_arrives, 4s) << "reclaim waits the grace period";
+  auto not_evicted = [&](const std::string& ns) {
+    int n = 0;
+    for (const auto& p : pods_in({ns})) n += !at(p, {"metadata", "deletionTimestamp"});
+    return n;
+  };
+  ASSERT_TRUE(testenv::wait_until([&] { return running_in("gt-borrow") == 2 && not_evicted("gt-borrow") == 3; }, 60s));
+  auto borrower = get_quota("gt-borrow", "q");
+  EXPECT_EQ(str(borrower, {"status", "used", "nvidia.com/gpu"}), "2");
+  EXPECT_FALSE(at(borrower, {"status", "borrowed", "nvidia.com/gpu"}));
+
+  std::string reasons;
+  ASSERT_TRUE(testenv::wait_until([&] {
+    cluster().kubectl({"get", "events", "-n", "gt-borrow", "--field-selector", "reason=QuotaReclaimed", "-o",
+                       "jsonpath={range .items[*]}{.involvedObject.name}{\"\\n\"}{end}"},
+                      &reasons);
+    return std::count(reasons.begin(), reasons.end(), '\n') == 2;
+  }, 30s)) << reasons;
+  EXPECT_EQ(recorder.most("gt-borrow"), 4);
+  EXPECT_EQ(recorder.most("gt-lend"), 2);
+  EXPECT_LE(recorder.most(), 4) << "never more GPUs past the gate than the pool has";
+}
+
+// An expired grant under quota.expiry {action: Evict}: its running pods are
+// evicted once the grace period after expiresAt has passed, with an Event.
+TEST_F(QuotaGateTest, PodsOfAnExpiredGrantAreEvictedAfterTheGracePeriodWhenThePolicySaysSo) {
+  fleet(118, 1, {{"pool-test", "quota"}});
+  start_controller_with_webhook();
+  make_namespace("gt-exp", "");
+  ASSERT_NO_FATAL_FAILURE(policy_and_pool("    approval: Automatic\n    expiry: {action: Evict, gracePeriod: 3s}\n", "2"));
+  const auto expires_tp = std::chrono::system_clock::now() + 15s;  // time to grant and start the pods first
+  const std::string expires = rfc3339(expires_tp);
+  apply("apiVersion: gpupool.io/v1alpha1\nkind: TenantQuota\nmetadata:\n  name: q\n  namespace: gt-exp\nspec:\n"
+        "  poolRef: {name: quota}\n  resources: {nvidia.com/gpu: 2}\n  expiresAt: \"" + std::string(expires) + "\"\n");
+  ASSERT_TRUE(wait_phase("gt-exp", "q", "Granted"));
+  ASSERT_TRUE(wait_covered("gt-exp")) << log_tail("controller.log");
+  for (int i = 0; i < 2; ++i) {
+    client_->create(kube::ResourceRef{kube::core::pods(), "gt-exp", "", ""},
+                    gpu_pod("gt-exp", "e-" + std::to_string(i), 1, R"("terminationGracePeriodSeconds":1,)"));
+  }
+  auto live = [&] {
+    int n = 0;
+    for (const auto& p : pods_in({"gt-exp"})) n += str(p, {"status", "phase"}) == "Running" && !at(p, {"metadata", "deletionTimestamp"});
+    return n;
+  };
+  ASSERT_TRUE(testenv::wait_until([&] { return live() == 2; }, 60s)) << log_tail("controller.log");
+  ASSERT_TRUE(wait_phase("gt-exp", "q", "Expired"));
+  ASSERT_TRUE(testenv::wait_until([&] { return live() == 0; }, 60s)) << log_tail("controller.log");
+  // expiresAt is written to the second: allow for the truncation.
+  EXPECT_GE(std::chrono::system_clock::now(), std::chrono::time_point_cast<std::chrono::seconds>(expires_tp) + 3s)
+      << "evicted before the grace period was over";
+  std::string reasons;
+  ASSERT_TRUE(testenv::wait_until([&] {
+    cluster().kubectl({"get", "events", "-n", "gt-exp", "--field-selector", "reason=QuotaExpired", "-o",
+                       "jsonpath={.items[*].message}"}, &reasons);
+    return reasons.find("expired at " + std::string(expires)) != std::string::npos;
+  }, 30s)) << reasons;
+}
+
+// With the webhook unreachable, the API server's admission policy still
+// refuses a GPU pod created without the gate in a covered namespace; pods
+// without GPUs, and GPU pods that carry the gate themselves, are admitted.
+TEST_F(QuotaGateTest, WithTheWebhookDownUngatedGpuPodsAreRefusedOthersAdmitted) {
+  fleet(115, 1, {{"pool-test", "quota"}});
+  start_controller_with_webhook();
+  make_namespace("gt-down", "");
+  ASSERT_NO_FATAL_FAILURE(policy_and_pool("    approval: Automatic\n", "2"));
+  quota("gt-down", "q", "nvidia.com/gpu: 1", 0);
+  ASSERT_TRUE(wait_covered("gt-down")) << log_tail("controller.log");
+
+  controller_.reset();  // the webhook server goes with it; its configurations stay
+  const kube::ResourceRef pods{kube::core::pods(), "gt-down", "", ""};
+  // The API server loads policies asynchronously: wait (dry runs) until it applies the binding.
+  kube::WriteOptions dry;
+  dry.dry_run = true;
+  std::string last;
+  EXPECT_TRUE(testenv::wait_until([&] {
+    try {
+      client_->create(pods, gpu_pod("gt-down", "probe", 1), dry);
+      last = "admitted";
+      return false;
+    } catch (const kube::ApiError& e) {
+      last = e.what();
+      return true;
+    }
+  }, 30s)) << last;
+  try {
+    client_->create(pods, gpu_pod("gt-down", "ungated", 1));
+    ADD_FAILURE() << "an ungated GPU pod was admitted";
+  } catch (const kube::ApiError& e) {
+    EXPECT_TRUE(e.is_forbidden() || e.is_invalid()) << e.what();
+    EXPECT_NE(std::string(e.what()).find("gpupool-quota-gate"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("spec.schedulingGates must hold gpupool.io/quota"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(client_->create(pods, gpu_pod("gt-down", "no-gpu", 0)));
+  EXPECT_NO_THROW(client_->create(pods, gpu_pod("gt-down", "self-gated", 1, R"("schedulingGates":[{"name":"gpupool.io/quota"}],)")));
+  try {
+    client_->create(pods, gpu_pod("gt-down", "bound", 1, R"("schedulingGates":[{"name":"gpupool.io/quota"}],"nodeName":"x",)"));
+    ADD_FAILURE() << "a GPU pod naming its node was admitted";
+  } catch (const kube::ApiError& e) {
+    EXPECT_TRUE(e.is_forbidden() || e.is_invalid()) << e.what();
+  }
+
+  // A namespace no quota covers is not touched at all.
+  make_namespace("gt-free", "");
+  EXPECT_NO_THROW(client_->create(kube::ResourceRef{kube::core::pods(), "gt-free", "", ""}, gpu_pod("gt-free", "free", 1)));
+}
+
+}  // namespace
+}  // namespace gpupool::test
