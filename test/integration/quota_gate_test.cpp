@@ -4,6 +4,7 @@
 // refuses ungated GPU pods even with the webhook gone.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <atomic>
 #include <ctime>
 #include <mutex>
@@ -143,7 +144,26 @@ class QuotaGateTest : public QuotaTest {
 // when running pods finish, waiting ones take their place.
 TEST_F(QuotaGateTest, TwoHundredConcurrentPodsNeverExceedTheGrant) {
   fleet(110, 5, {{"pool-test", "quota"}});  // 5 nodes x 2 A100: 10 nvidia.com/gpu
-  start_controller_with_webhook();
+  // Two replicas with leader election; the leader is killed halfway.
+  const std::vector<std::string> election = {"--leader-elect", "--leader-election-namespace", ns(),
+                                             "--leader-elect-lease-duration=4", "--leader-elect-renew-deadline=2.5",
+                                             "--leader-elect-retry-period=0.5"};
+  start_controller_with_webhook(election);
+  std::unique_ptr<testenv::Process> standby;
+  {
+    const std::string address = "127.0.0.1:" + std::to_string(free_port());
+    testenv::SpawnSpec spec;
+    spec.path = GPUPOOL_CONTROLLER_BIN;
+    spec.args = {"--kubeconfig", cluster().kubeconfig_path(), "--metrics-bind-address=0", "--health-probe-bind-address=0",
+                 "--log-format=json", "--agent-namespace", "gpupool-system", "--webhook-bind-address", address,
+                 "--webhook-url", "https://" + address};
+    spec.args.insert(spec.args.end(), election.begin(), election.end());
+    spec.log_file = dir_ + "/controller-standby.log";
+    // Started once the first one leads, so which one leads is known.
+    ASSERT_TRUE(testenv::wait_until([&] { return log_tail("controller.log").find("became leader") != std::string::npos; }, 60s))
+        << log_tail("controller.log");
+    standby = std::make_unique<testenv::Process>(testenv::Process::spawn(spec));
+  }
   const std::vector<std::string> nss = {"gt-a1", "gt-a2", "gt-a3"};
   for (const auto& ns : nss) make_namespace(ns, "gpupool.io/tenant: gate-a");
   ASSERT_NO_FATAL_FAILURE(policy_and_pool("    approval: Automatic\n", "10"));
@@ -211,7 +231,11 @@ TEST_F(QuotaGateTest, TwoHundredConcurrentPodsNeverExceedTheGrant) {
     return events.find("TenantQuota gt-a1/train uses 6 of 6") != std::string::npos;
   }, 30s)) << events;
 
-  // Three running pods finish: three waiting pods take their place, no more.
+  // The leader dies (SIGKILL: no lease release); the standby takes over from
+  // its own informers. Three running pods finish: three waiting pods take
+  // their place, no more.
+  controller_->signal(SIGKILL);
+  ASSERT_TRUE(controller_->wait_until(std::chrono::steady_clock::now() + 10s));
   int finished = 0;
   kube::DeleteOptions now;
   now.grace_period_seconds = 0;
@@ -223,7 +247,9 @@ TEST_F(QuotaGateTest, TwoHundredConcurrentPodsNeverExceedTheGrant) {
   }
   ASSERT_TRUE(testenv::wait_until([&] {
     return str(get_quota("gt-a1", "train"), {"status", "waiting", "nvidia.com/gpu"}) == "191" && running() == 6;
-  }, 60s)) << kube::to_json(get_quota("gt-a1", "train"));
+  }, 60s)) << kube::to_json(get_quota("gt-a1", "train")) << "\n" << log_tail("controller-standby.log");
+  EXPECT_NE(log_tail("controller-standby.log").find("admitted by TenantQuota gt-a1/train"), std::string::npos)
+      << "the standby, now leading, admitted the replacements";
 
   EXPECT_GT(recorder.events(), 200u);
   EXPECT_EQ(recorder.most(), 6) << "GPUs past the gate at the worst moment";
