@@ -46,6 +46,23 @@ class WebhookRotationTest : public FleetTest {
     cluster().kubectl_result({"delete", "gpupolicy", policy_name_, "--ignore-not-found", "--wait=false"});
     FleetTest::TearDown();
   }
+  // Whether the webhook refuses the invalid pool (a dry run): it is up and trusted.
+  bool denied() {
+    try {
+      client_->create(kPools, kInvalidPool, {.field_manager = "", .dry_run = true});
+      last_ = "accepted";
+      return false;
+    } catch (const kube::ApiError& e) {
+      last_ = e.what();
+      return last_.find("denied the request") != std::string::npos;
+    }
+  }
+  [[nodiscard]] bool wait_webhook_answers() {
+    const bool ok = testenv::wait_until([&] { return denied(); }, 60s);
+    if (!ok) ADD_FAILURE() << last_ << "\n" << log_tail("controller.log");
+    return ok;
+  }
+  std::string last_;
   const std::string policy_name_ = "rotation-test";
 };
 
@@ -58,18 +75,7 @@ TEST_F(WebhookRotationTest, RotatesTheServingCertificateAndTheCaWithoutFailingAR
                                  "--leader-election-namespace", "gpupool-system"});
 
   // The webhook answers once the invalid pool is refused by it.
-  std::string last;
-  auto denied = [&] {
-    try {
-      client_->create(kPools, kInvalidPool, {.field_manager = "", .dry_run = true});
-      last = "accepted";
-      return false;
-    } catch (const kube::ApiError& e) {
-      last = e.what();
-      return last.find("denied the request") != std::string::npos;
-    }
-  };
-  ASSERT_TRUE(testenv::wait_until(denied, 60s)) << last << "\n" << log_tail("controller.log");
+  ASSERT_TRUE(wait_webhook_answers());
   client_->create(kPolicies, policy(policy_name_));
 
   // What the Secret and the configuration held, as observed between requests.
@@ -109,7 +115,7 @@ TEST_F(WebhookRotationTest, RotatesTheServingCertificateAndTheCaWithoutFailingAR
       try {
         if (i == 0) {
           if (denied()) ++refused;
-          else failures.push_back("the invalid pool: " + last);
+          else failures.push_back("the invalid pool: " + last_);
         } else if (i % 2 == 1) {
           client_->create(kPolicies, policy("rotation-dry-run"), {.field_manager = "", .dry_run = true});
         } else {
@@ -152,18 +158,7 @@ TEST_F(WebhookRotationTest, ServesAndFollowsASecretItDoesNotWrite) {
   client_->create(secret.with_name(""), tls_secret(secret.name, first));
   start_controller_with_webhook({"--webhook-cert-source", "secret", "--webhook-secret", "gpupool-system/" + secret.name,
                                  "--webhook-cert-check-interval", "1s"});
-  std::string last;
-  auto denied = [&] {
-    try {
-      client_->create(kPools, kInvalidPool, {.field_manager = "", .dry_run = true});
-      last = "accepted";
-      return false;
-    } catch (const kube::ApiError& e) {
-      last = e.what();
-      return last.find("denied the request") != std::string::npos;
-    }
-  };
-  ASSERT_TRUE(testenv::wait_until(denied, 60s)) << last << "\n" << log_tail("controller.log");
+  ASSERT_TRUE(wait_webhook_answers());
   auto ca_bundle = [&] {
     const auto configuration = client_->get(kConfiguration);
     return kube::base64_decode(str((*at(configuration, {"webhooks"}))[0], {"clientConfig", "caBundle"})).value_or("");
@@ -180,7 +175,7 @@ TEST_F(WebhookRotationTest, ServesAndFollowsASecretItDoesNotWrite) {
                                                                      replaced.GetAllocator()), replaced.GetAllocator());
   const std::string written = str(client_->update(secret, kube::to_json(replaced)), {"metadata", "resourceVersion"});
   ASSERT_TRUE(testenv::wait_until([&] { return ca_bundle() == second.ca_cert_pem && denied(); }, 30s))
-      << last << "\n" << log_tail("controller.log");
+      << last_ << "\n" << log_tail("controller.log");
   EXPECT_EQ(str(client_->get(secret), {"metadata", "resourceVersion"}), written) << "the controller wrote the Secret";
   cluster().kubectl_result({"delete", "secret", "-n", "gpupool-system", secret.name});
 }
