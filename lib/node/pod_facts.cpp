@@ -124,15 +124,6 @@ PodFacts read_facts(const Value& pod, const std::string& skip_label) {
 
 }  // namespace
 
-bool is_gpu_resource(std::string_view r) {
-  constexpr std::string_view shared = ".shared";
-  if (r == "amd.com/gpu") return true;
-  if (r.ends_with(shared)) r.remove_suffix(shared.size());
-  if (r == "nvidia.com/gpu") return true;
-  constexpr std::string_view mig = "nvidia.com/mig-";
-  return r.starts_with(mig) && r.size() > mig.size() && !r.ends_with(shared);
-}
-
 PodFacts pod_facts(const Value& pod, const std::string& skip_label) {
   try {
     return read_facts(pod, skip_label);

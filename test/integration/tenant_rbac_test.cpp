@@ -233,6 +233,7 @@ class TenantRbacTest : public ClusterTest {
     EXPECT_NE(self.status, 0) << self.out;
     EXPECT_TRUE(contains(lower(self.err), "forbidden")) << self.out << self.err;
     EXPECT_TRUE(contains(self.err, R"(cannot patch resource "tenantquotas/status")")) << self.err;
+    EXPECT_TRUE(contains(self.err, "gpupool-quota-approver")) << "the error names the role that may: " << self.err;
     EXPECT_FALSE(approved(quota)) << kube::to_json(get_quota(quota));
   }
 
@@ -297,6 +298,22 @@ TEST_F(TenantRbacTest, TenantWritesItsQuotaButCannotApproveIt) {
   EXPECT_NE(drop.status, 0);
   EXPECT_TRUE(contains(drop.err, "forbidden")) << drop.err;
   EXPECT_TRUE(approved("train"));
+}
+
+// gpupool-quota-approver: an approver who is not a cluster admin approves
+// with gpupoolctl, and can do nothing else to the quota.
+TEST_F(TenantRbacTest, TheApproverRoleApprovesAndNothingMore) {
+  const std::string tenant = service_account("tenant-a", "gpupool-tenant");
+  const std::string approver = service_account("approver", "gpupool-quota-approver");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(wait_can_i(tenant, "create", kQuotaRes, "yes", 30s, "the RoleBinding to gpupool-tenant"));
+  ASSERT_EQ(as(tenant, {"create", "-f", "-"}, quota_yaml("train")).status, 0);
+  ASSERT_TRUE(wait_can_i(approver, "get", kQuotaRes, "yes", 30s, "the RoleBinding to gpupool-quota-approver"));
+  auto approved_now = approve(approver, "train");
+  ASSERT_EQ(approved_now.status, 0) << approved_now.out << approved_now.err;
+  EXPECT_TRUE(approved("train")) << kube::to_json(get_quota("train"));
+  EXPECT_EQ(can_i(approver, "patch", kQuotaRes), "no") << "the spec is the tenant's";
+  EXPECT_EQ(can_i(approver, "delete", kQuotaRes), "no");
 }
 
 // GPUPools and GPUPolicies are cluster-scoped: gpupool-tenant (a RoleBinding)

@@ -55,6 +55,12 @@ int approve(const ApproveArgs& args) {
       std::cerr << "error: TenantQuota " << args.target << " changed while it was being approved; look at it again and rerun\n";
       return 1;
     }
+    if (e.is_forbidden()) {
+      std::cerr << "error: forbidden: approving needs patch on tenantquotas/status (the ClusterRole "
+                   "gpupool-quota-approver, config/rbac), which tenants do not have: "
+                << e.what() << "\n";
+      return 1;
+    }
     throw;
   }
   std::string what;

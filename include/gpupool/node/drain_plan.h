@@ -30,6 +30,8 @@
 // that refuses).
 #pragma once
 
+#include "gpupool/quota/gpu_resources.h"
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,10 +67,9 @@ struct PodFacts {
 // quantity that is not a string or number does not count).
 PodFacts pod_facts(const rapidjson::Value& pod, const std::string& skip_label);
 
-// Whether `resource_name` is a GPU resource the device plugins advertise
-// (docs/api.md "Resource names"): nvidia.com/gpu, nvidia.com/mig-<profile>,
-// either with the time-slicing ".shared" suffix, and amd.com/gpu.
-bool is_gpu_resource(std::string_view resource_name);
+// Whether a resource name is a GPU resource: the one rule the quota gate
+// uses too (quota/gpu_resources.h).
+using quota::is_gpu_resource;
 
 struct PodRef {
   std::string ns, name, uid;
