@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "gpupool/admission/gate_configuration.h"
+#include "gpupool/kube/errors.h"
 #include "gpupool/kube/resource.h"
 #include "gpupool/metrics/registry.h"
 
@@ -103,11 +104,24 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
 
   // Admission: one pass for all quotas (one queue key), the pods' usage kept by the informer's handler.
   auto pods = manager.informers().get<kube::PodProjection>({kube::core::pods(), "", "", ""});
-  admission_ = std::make_unique<quota_controller::AdmissionReconciler>(
-      manager.client(),
-      quota_controller::AdmissionStores{pods->store(), quotas->store(), pools->store(), policies->store(),
-                                        gpunodes->store(), namespaces->store()},
-      events, metrics::default_registry());
+  quota_controller::AdmissionStores stores{pods->store(), quotas->store(), pools->store(), policies->store(),
+                                           gpunodes->store(), namespaces->store()};
+  // DRA claims, where the API server serves resource.k8s.io/v1 (an informer of an API that is not
+  // served would never sync and hold the manager back).
+  std::vector<runtime::Informer<kube::Object>*> dra;
+  try {
+    manager.client().request("GET", "/apis/resource.k8s.io/v1", "", "", true);
+    auto claims = inf.get<kube::Object>({{"resource.k8s.io", "v1", "resourceclaims"}, "", "", ""});
+    auto templates = inf.get<kube::Object>({{"resource.k8s.io", "v1", "resourceclaimtemplates"}, "", "", ""});
+    stores.claims = &claims->store();
+    stores.claim_templates = &templates->store();
+    dra = {claims.get(), templates.get()};
+  } catch (const kube::ApiError& e) {
+    if (!e.is_not_found()) throw;
+    spdlog::warn("the API server does not serve resource.k8s.io/v1: pods with DRA claims in covered namespaces wait, uncounted");
+  }
+  admission_ = std::make_unique<quota_controller::AdmissionReconciler>(manager.client(), stores, events,
+                                                                       metrics::default_registry());
   runtime::ControllerOptions aco;
   aco.name = "quota-admission";
   admission_controller_ = std::make_unique<runtime::Controller>(std::move(aco), *admission_);
@@ -116,6 +130,7 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
   for (auto* source : {quotas.get(), pools.get(), policies.get(), gpunodes.get(), namespaces.get()}) {
     admission_controller_->watches<kube::Object>(*source, everything);
   }
+  for (auto* source : dra) admission_controller_->watches<kube::Object>(*source, everything);
   admission_controller_->enqueue(all);
   manager.add(*admission_controller_);
 }

@@ -98,6 +98,8 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
         break;
       case Ctx::Claim:
         if (k == "name") slot_ = Slot::ClaimName;
+        else if (k == "resourceClaimName") slot_ = Slot::ClaimSourceName;
+        else if (k == "resourceClaimTemplateName") slot_ = Slot::ClaimTemplateName;
         break;
       case Ctx::Resources:
         if (k == "requests") slot_ = Slot::Requests;
@@ -233,6 +235,7 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
         return true;
       case Slot::Claim:
         pod_.resource_claims.emplace_back();
+        pod_.claim_sources.emplace_back();
         stack_.push_back(Ctx::Claim);
         return true;
       default: return wrong_type(slot, "an object");
@@ -298,7 +301,7 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
     OwnerKind, OwnerName, OwnerUid, OwnerController, NodeName, Priority, Containers, InitContainers, Container,
     InitContainer, ContainerName, Resources, Requests, Limits, Quantity, Phase,
     CreationTimestamp, Labels, NodeSelector, StringValue, Overhead, RestartPolicy,
-    SchedulingGates, Gate, GateName, ResourceClaims, Claim, ClaimName,
+    SchedulingGates, Gate, GateName, ResourceClaims, Claim, ClaimName, ClaimSourceName, ClaimTemplateName,
   };
 
   Slot take() {
@@ -336,6 +339,8 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
       case Slot::RestartPolicy: return &container_->restart_policy;
       case Slot::GateName: return &pod_.scheduling_gates.back();
       case Slot::ClaimName: return &pod_.resource_claims.back();
+      case Slot::ClaimSourceName: return &pod_.claim_sources.back().claim_name;
+      case Slot::ClaimTemplateName: return &pod_.claim_sources.back().template_name;
       default: return nullptr;
     }
   }
@@ -388,6 +393,8 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
       case Slot::ResourceClaims: return "spec.resourceClaims";
       case Slot::Claim: return "an element of spec.resourceClaims";
       case Slot::ClaimName: return "spec.resourceClaims[].name";
+      case Slot::ClaimSourceName: return "spec.resourceClaims[].resourceClaimName";
+      case Slot::ClaimTemplateName: return "spec.resourceClaims[].resourceClaimTemplateName";
       case Slot::None: break;
     }
     return "a field";

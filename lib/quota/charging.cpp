@@ -37,9 +37,11 @@ std::optional<Amounts> charge_in(const ChargeableQuota& q, const Amounts& reques
 }  // namespace
 
 ChargeMap build_charge_map(std::vector<ChargeableQuota> quotas, const NamespaceLabels& namespaces,
-                           std::map<std::string, Amounts> unit_costs) {
+                           std::map<std::string, Amounts> unit_costs,
+                           std::map<std::string, std::map<std::string, std::string>> device_classes) {
   ChargeMap map;
   map.unit_costs = std::move(unit_costs);
+  map.device_classes = std::move(device_classes);
   for (auto& q : quotas) {
     const std::string tenant = tenant_of(q.ns, namespaces);
     std::vector<std::string> covered = q.namespaces.empty() ? std::vector<std::string>{q.ns} : q.namespaces;
@@ -66,30 +68,46 @@ bool gated(const kube::PodProjection& pod) {
   return std::find(pod.scheduling_gates.begin(), pod.scheduling_gates.end(), kQuotaGate) != pod.scheduling_gates.end();
 }
 
-PodChargeResult charge_pod(const kube::PodProjection& pod, const ChargeMap& map, bool assumed_admitted) {
+PodChargeResult charge_pod(const kube::PodProjection& pod, const ChargeMap& map, bool assumed_admitted,
+                           const PodClaims& claims) {
   PodChargeResult out;
   if (pod.phase == "Succeeded" || pod.phase == "Failed") return out;
   const auto covering = map.covering.find(pod.ns);
   if (covering == map.covering.end()) return out;
-  const Amounts requests = pod_requests(pod, is_gpu_resource).requests;
-  if (requests.empty()) return out;
+  const Amounts container_requests = pod_requests(pod, is_gpu_resource).requests;
+  if (container_requests.empty() && claims.by_class.empty() && claims.problem.empty()) return out;
+  if (!claims.problem.empty()) {
+    out.why_not = claims.problem;
+    return out;
+  }
 
   const auto pinned = pod.node_selector.find(kPoolSelector);
   std::string first_missing, first_quota;
+  bool asked = false;  // whether any covering quota's pool counts anything the pod asks for
   for (const auto& key : covering->second) {
     const ChargeableQuota& q = map.quotas.at(key);
     if (pinned != pod.node_selector.end() && pinned->second != q.pool) continue;
+    // The claims' devices as this pool's policy names them; other classes are not GPUs here.
+    Amounts requests = container_requests;
+    if (auto classes = map.device_classes.find(q.pool); classes != map.device_classes.end()) {
+      for (const auto& [cls, v] : claims.by_class) {
+        if (auto r = classes->second.find(cls); r != classes->second.end()) requests[r->second] += v;
+      }
+    }
+    if (requests.empty()) continue;
+    asked = true;
     const auto costs = map.unit_costs.find(q.pool);
     std::string missing;
     if (auto charge = charge_in(q, requests, costs == map.unit_costs.end() ? nullptr : &costs->second, missing)) {
       const bool waiting = gated(pod) && !assumed_admitted;
       out.charge = PodCharge{key, std::move(*charge), waiting ? PodQuotaState::waiting : PodQuotaState::admitted};
       out.pool = q.pool;
-      out.devices = requests;
+      out.devices = std::move(requests);
       return out;
     }
     if (first_quota.empty()) first_quota = key, first_missing = missing;
   }
+  if (!asked && container_requests.empty()) return out;  // claims of classes no policy maps: not a GPU pod
   if (first_quota.empty()) {
     out.why_not = "no TenantQuota covering namespace " + pod.ns + " is in pool " + pinned->second +
                   " (the pod's nodeSelector gpupool.io/pool)";

@@ -46,7 +46,8 @@ bool is_gpu_resource(std::string_view resource) {
 
 bool requests_gpu(const kube::PodProjection& pod) {
   return std::any_of(pod.containers.begin(), pod.containers.end(), container_names_gpu) ||
-         std::any_of(pod.init_containers.begin(), pod.init_containers.end(), container_names_gpu);
+         std::any_of(pod.init_containers.begin(), pod.init_containers.end(), container_names_gpu) ||
+         !pod.resource_claims.empty();
 }
 
 std::string gpu_request_cel() {
@@ -55,7 +56,8 @@ std::string gpu_request_cel() {
                                 "(has(c.resources.requests) && c.resources.requests.exists(k, " + key + ")) || "
                                 "(has(c.resources.limits) && c.resources.limits.exists(k, " + key + ")))";
   return "(has(object.spec.containers) && object.spec.containers.exists(c, " + container + ")) || "
-         "(has(object.spec.initContainers) && object.spec.initContainers.exists(c, " + container + "))";
+         "(has(object.spec.initContainers) && object.spec.initContainers.exists(c, " + container + ")) || "
+         "(has(object.spec.resourceClaims) && size(object.spec.resourceClaims) > 0)";
 }
 
 }  // namespace gpupool::quota

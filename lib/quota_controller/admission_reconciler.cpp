@@ -70,12 +70,23 @@ bool AdmissionReconciler::forget_locked(const std::string& key) {
   return pending_.erase(key) > 0 || changed;
 }
 
+quota::PodClaims AdmissionReconciler::claims_of(const kube::PodProjection& pod) const {
+  if (pod.resource_claims.empty()) return {};
+  if (!stores_.claims || !stores_.claim_templates) {
+    return {{}, "the API server does not serve resource.k8s.io/v1 to this controller: DRA claims cannot be counted"};
+  }
+  return quota::pod_claims(pod, [this](const std::string& resource, const std::string& ns, const std::string& name) {
+    auto& store = resource == "resourceclaims" ? *stores_.claims : *stores_.claim_templates;
+    return store.get(kube::object_key(ns, name));
+  });
+}
+
 bool AdmissionReconciler::observe_locked(const kube::PodProjection& pod) {
   const std::string key = kube::object_key(pod.ns, pod.name);
   const bool is_gated = quota::gated(pod);
   if (!is_gated) assumed_.erase(key);  // the informer caught up with our admission
   const bool assumed = assumed_.contains(key);
-  auto result = quota::charge_pod(pod, map_, assumed);
+  auto result = quota::charge_pod(pod, map_, assumed, claims_of(pod));
   bool changed = ledger_.set(key, result.charge);
   pool_ledger_.set(key, result.charge ? std::optional<quota::PodCharge>(quota::PodCharge{result.pool, result.devices,
                                                                                           result.charge->state})
@@ -95,6 +106,7 @@ bool AdmissionReconciler::observe_locked(const kube::PodProjection& pod) {
     p.why_not = result.why_not;
     // Covered, and asking for something a quota charges (a request of 0 GPUs charges nothing: let it go).
     p.covered = map_.covered(pod.ns) && (result.charge || !result.why_not.empty());
+    p.has_claims = !pod.resource_claims.empty();
     auto it = pending_.find(key);
     if (it == pending_.end() || !(it->second == p)) {
       pending_[key] = std::move(p);
@@ -194,8 +206,13 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
     charged.push_back(std::move(c));
   }
   std::map<std::string, quota::Amounts> unit_costs;
-  for (const auto& [name, view] : views) unit_costs[name] = view.unit_costs;
-  quota::ChargeMap map = quota::build_charge_map(std::move(charged), read_namespaces(stores_.namespaces), std::move(unit_costs));
+  std::map<std::string, std::map<std::string, std::string>> device_classes;
+  for (const auto& [name, view] : views) {
+    unit_costs[name] = view.unit_costs;
+    if (view.rules()) device_classes[name] = view.rules()->device_classes;
+  }
+  quota::ChargeMap map = quota::build_charge_map(std::move(charged), read_namespaces(stores_.namespaces),
+                                                 std::move(unit_costs), std::move(device_classes));
 
   std::vector<quota::GatedPod> gated;
   std::vector<quota::QuotaBudget> budgets;
@@ -206,6 +223,14 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
     if (!(map == map_)) {
       map_ = std::move(map);
       for (const auto& pod : stores_.pods.list()) observe_locked(*pod);
+    } else {
+      std::vector<std::string> with_claims;
+      for (const auto& [key, p] : pending_) {
+        if (p.has_claims) with_claims.push_back(key);
+      }
+      for (const auto& key : with_claims) {
+        if (auto pod = stores_.pods.get(key)) observe_locked(*pod);
+      }
     }
     for (const auto& [key, q] : map_.quotas) {
       budgets.push_back({key, weights[key], quota::add(granted[key], allowance[key]), ledger_.used(key), q.pool, granted[key]});
@@ -381,7 +406,7 @@ std::vector<quota::RunningPod> AdmissionReconciler::running_pods(const std::func
   std::lock_guard lock(mu_);
   for (const auto& pod : stores_.pods.list()) {
     if (quota::gated(*pod)) continue;
-    const auto r = quota::charge_pod(*pod, map_);
+    const auto r = quota::charge_pod(*pod, map_, false, claims_of(*pod));
     if (!r.charge || r.charge->state != quota::PodQuotaState::admitted || !want(r)) continue;
     if (pod->deleting) {
       // Already on its way out: what it holds is coming back.

@@ -352,6 +352,51 @@ TEST_F(QuotaGateTest, PodsOfAnExpiredGrantAreEvictedAfterTheGracePeriodWhenThePo
   }, 30s)) << reasons;
 }
 
+// Pods that get GPUs through DRA claims: gated, charged through the policy's
+// deviceClasses mapping, admitted within the grant; a pod whose claims ask
+// for a class no policy maps is let go at once.
+TEST_F(QuotaGateTest, DraClaimsAreChargedThroughTheDeviceClassMapping) {
+  fleet(119, 1, {{"pool-test", "quota"}});
+  start_controller_with_webhook();
+  make_namespace("gt-dra", "");
+  ASSERT_NO_FATAL_FAILURE(
+      policy_and_pool("    approval: Automatic\n    deviceClasses: {gpu.example.com: nvidia.com/gpu}\n", "2"));
+  quota("gt-dra", "q", "nvidia.com/gpu: 1", 0);
+  ASSERT_TRUE(wait_phase("gt-dra", "q", "Granted"));
+  ASSERT_TRUE(wait_covered("gt-dra")) << log_tail("controller.log");
+  for (const auto& [name, cls] : {std::pair{"one-gpu", "gpu.example.com"}, std::pair{"one-nic", "nic.example.com"}}) {
+    apply(std::string("apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata:\n  name: ") + name +
+          "\n  namespace: gt-dra\nspec:\n  spec:\n    devices:\n      requests:\n      - name: d\n        exactly:\n"
+          "          deviceClassName: " + cls + "\n          count: 1\n");
+  }
+  auto claim_pod = [](const std::string& name, const std::string& claim_template) {
+    return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name + R"(","namespace":"gt-dra"},"spec":{)"
+           R"("resourceClaims":[{"name":"d","resourceClaimTemplateName":")" + claim_template + R"("}],)"
+           R"("containers":[{"name":"c","image":"busybox","resources":{"claims":[{"name":"d"}]}}]}})";
+  };
+  const kube::ResourceRef pods{kube::core::pods(), "gt-dra", "", ""};
+  for (const char* name : {"gpu-0", "gpu-1"}) client_->create(pods, claim_pod(name, "one-gpu"));
+  client_->create(pods, claim_pod("nic", "one-nic"));
+
+  ASSERT_TRUE(testenv::wait_until([&] {
+    auto q = get_quota("gt-dra", "q");
+    return str(q, {"status", "used", "nvidia.com/gpu"}) == "1" && str(q, {"status", "waiting", "nvidia.com/gpu"}) == "1";
+  }, 60s)) << kube::to_json(get_quota("gt-dra", "q")) << "\n" << log_tail("controller.log");
+  int gated = 0, pinned = 0;
+  for (const auto& p : pods_in({"gt-dra"})) {
+    const std::string name = str(p, {"metadata", "name"});
+    if (name == "nic") continue;
+    gated += has_gate(p);
+    pinned += str(p, {"spec", "nodeSelector", "gpupool.io/pool"}) == "quota";
+  }
+  EXPECT_EQ(gated, 1);
+  EXPECT_EQ(pinned, 1);
+  ASSERT_TRUE(testenv::wait_until([&] { return !has_gate(get(kube::ResourceRef{kube::core::pods(), "gt-dra", "", ""}, "nic")); },
+                                  30s))
+      << "a pod whose claims are not GPUs is let go";
+  EXPECT_FALSE(at(get(kube::ResourceRef{kube::core::pods(), "gt-dra", "", ""}, "nic"), {"spec", "nodeSelector", "gpupool.io/pool"}));
+}
+
 // With the webhook unreachable, the API server's admission policy still
 // refuses a GPU pod created without the gate in a covered namespace; pods
 // without GPUs, and GPU pods that carry the gate themselves, are admitted.

@@ -45,6 +45,12 @@ struct PodProjection {
   std::map<std::string, std::string> node_selector;  // spec.nodeSelector
   std::map<std::string, std::string> overhead;       // spec.overhead: resource name -> quantity text
   std::vector<std::string> resource_claims;          // spec.resourceClaims[].name (DRA), in order
+  struct ClaimSource {                              // where each of them comes from (one set, or none)
+    std::string claim_name;     // resourceClaimName: an existing ResourceClaim
+    std::string template_name;  // resourceClaimTemplateName: a claim made per pod from this template
+    bool operator==(const ClaimSource&) const = default;
+  };
+  std::vector<ClaimSource> claim_sources;  // one per resource_claims entry, same order
   bool operator==(const PodProjection&) const = default;
 };
 

@@ -11,7 +11,9 @@
 // has one, and that counts every GPU resource the pod requests.
 //
 // The charge, per resource the pod requests (scheduler arithmetic,
-// pod_requests.h):
+// pod_requests.h, plus the devices its DRA claims ask for (claims.h), each
+// DeviceClass as the resource the quota's pool's GPUPolicy maps it to in
+// quota.deviceClasses; classes it does not map are not GPUs to it):
 //   the quota counts the resource itself      -> that many devices of it;
 //   else it counts gpupool.io/gpu              -> devices x their cost in the
 //                                                 quota's pool (gpu_units.h;
@@ -32,6 +34,7 @@
 
 #include "gpupool/kube/json_projection.h"
 #include "gpupool/quota/amounts.h"
+#include "gpupool/quota/claims.h"
 #include "gpupool/quota/eligibility.h"
 #include "gpupool/quota/usage_ledger.h"
 
@@ -56,13 +59,15 @@ struct ChargeMap {
   std::map<std::string, std::vector<std::string>> covering;  // namespace -> keys of the quotas covering it, sorted
   std::map<std::string, ChargeableQuota> quotas;                         // by key
   std::map<std::string, Amounts> unit_costs;                             // by pool
+  std::map<std::string, std::map<std::string, std::string>> device_classes;  // pool -> DeviceClass -> resource
 
   bool covered(const std::string& ns) const { return covering.contains(ns); }
   bool operator==(const ChargeMap&) const = default;
 };
 
 ChargeMap build_charge_map(std::vector<ChargeableQuota> quotas, const NamespaceLabels& namespaces,
-                           std::map<std::string, Amounts> unit_costs);
+                           std::map<std::string, Amounts> unit_costs,
+                           std::map<std::string, std::map<std::string, std::string>> device_classes = {});
 
 // The namespaces covered, sorted.
 std::vector<std::string> covered_namespaces(const ChargeMap& map);
@@ -77,7 +82,10 @@ struct PodChargeResult {
 // What `pod` counts as (usage_ledger.h): nothing when it requests no GPU
 // resource, is outside covered namespaces, succeeded or failed, or no
 // covering quota can count it (why_not says so in words a tenant can act on).
-PodChargeResult charge_pod(const kube::PodProjection& pod, const ChargeMap& map, bool assumed_admitted = false);
+// `claims`: what its DRA claims ask for (claims.h); a claim that cannot be
+// counted is a why_not.
+PodChargeResult charge_pod(const kube::PodProjection& pod, const ChargeMap& map, bool assumed_admitted = false,
+                           const PodClaims& claims = {});
 
 // Whether the pod carries the gate gpupool.io/quota.
 bool gated(const kube::PodProjection& pod);

@@ -11,7 +11,10 @@
 // API server evaluates before calling the pod gate (admission matchConditions,
 // ValidatingAdmissionPolicy). A pod "requests" a GPU when any container or
 // init container names one in resources.requests or resources.limits,
-// whatever the quantity (an explicit 0 included); ephemeral containers cannot
+// whatever the quantity (an explicit 0 included), or when it has DRA
+// resource claims (spec.resourceClaims: which DeviceClass they ask for is in
+// the claims, not the pod; the quota controller lets go the pods whose
+// claims no GPUPolicy maps to a GPU resource); ephemeral containers cannot
 // request resources.
 #pragma once
 

@@ -66,6 +66,9 @@ struct AdmissionStores {
   runtime::Store<kube::Object>& policies;
   runtime::Store<kube::Object>& gpunodes;
   runtime::Store<kube::Object>& namespaces;
+  // DRA (resource.k8s.io/v1), when the API server serves it; null otherwise.
+  runtime::Store<kube::Object>* claims = nullptr;
+  runtime::Store<kube::Object>* claim_templates = nullptr;
 };
 
 class AdmissionReconciler : public runtime::Reconciler {
@@ -100,11 +103,14 @@ class AdmissionReconciler : public runtime::Reconciler {
     std::string pool;
     std::string why_not;
     bool covered = true;
+    bool has_claims = false;  // charged through DRA claims: looked at again every pass (claims change apart from the pod)
     bool operator==(const Pending&) const = default;
   };
   // Under mu_: charges `pod` into the ledger and the pending set; true when anything changed.
   bool observe_locked(const kube::PodProjection& pod);
   bool forget_locked(const std::string& key);
+  // What the pod's DRA claims ask for (quota/claims.h), from the claim stores.
+  quota::PodClaims claims_of(const kube::PodProjection& pod) const;
   bool patch_pod(const std::string& key, const Pending& p, const std::string* pool);
   void write_usage(const std::map<std::string, quota::Amounts>& granted);
   // Evicts borrowed pods of `pool` to free `shortfall` (devices).

@@ -131,6 +131,7 @@ PodProjection expected_pod() {
   p.node_selector = {{"gpupool.io/pool", "a100-pool"}, {"kubernetes.io/os", "linux"}};
   p.overhead = {{"cpu", "250m"}, {"nvidia.com/gpu", "0"}};
   p.resource_claims = {"gpu", "nic"};
+  p.claim_sources = {{"", "a100-template"}, {"shared-nic", ""}};
   return p;
 }
 
@@ -175,8 +176,9 @@ TEST(ProjectPod, EachNewerFieldAlone) {
   EXPECT_EQ(p.containers[0].restart_policy, "Always");
   EXPECT_EQ(p.init_containers[0].restart_policy, "Always");
   EXPECT_EQ(p.init_containers[1].restart_policy, "");
-  p = project_pod(R"({"spec":{"resourceClaims":[{"name":"b","resourceClaimName":"x"},{"name":"a"}]}})");
+  p = project_pod(R"({"spec":{"resourceClaims":[{"name":"b","resourceClaimName":"x"},{"name":"a","resourceClaimTemplateName":"t"}]}})");
   EXPECT_EQ(p.resource_claims, (std::vector<std::string>{"b", "a"}));
+  EXPECT_EQ(p.claim_sources, (std::vector<PodProjection::ClaimSource>{{"x", ""}, {"", "t"}}));
 }
 
 TEST(ProjectPod, UnknownFieldsInsideNewerFieldsAreSkipped) {
@@ -259,6 +261,8 @@ TEST(ProjectPod, MalformedInputIsADecodeError) {
       {R"({"spec":{"resourceClaims":"gpu"}})", "spec.resourceClaims must be an array, found a string"},
       {R"({"spec":{"resourceClaims":[[]]}})", "an element of spec.resourceClaims must be an object, found an array"},
       {R"({"spec":{"resourceClaims":[{"name":false}]}})", "spec.resourceClaims[].name must be a string, found a boolean"},
+      {R"({"spec":{"resourceClaims":[{"resourceClaimTemplateName":1}]}})",
+       "spec.resourceClaims[].resourceClaimTemplateName must be a string, found a number"},
       {R"({"spec":{"initContainers":[{"restartPolicy":1}]}})", "container restartPolicy must be a string, found a number"},
       {R"({"x":)" + std::string(600, '[') + std::string(600, ']') + "}", "nesting deeper than 512"},
   };
@@ -386,11 +390,13 @@ TEST(ProjectPodList, ItemsDoNotLeakIntoEachOther) {
   first.node_selector = {{"n", "1"}};
   first.overhead = {{"cpu", "1"}};
   first.resource_claims = {"c1"};
+  first.claim_sources = {{}};
   first.init_containers = {{"s", {}, {}, "Always"}};
   EXPECT_EQ(pods[0], first);
   PodProjection second;
   second.labels = {{"b", "2"}};
   second.resource_claims = {"c2"};
+  second.claim_sources = {{}};
   second.init_containers = {{"i", {}, {}, ""}};
   EXPECT_EQ(pods[1], second);
 }

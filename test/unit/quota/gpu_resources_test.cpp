@@ -71,6 +71,8 @@ TEST(GpuResources, RequestsGpu) {
        R"({"containers":[{"name":"a"}],"nodeSelector":{"nvidia.com/gpu":"true"},"tolerations":[{"key":"nvidia.com/gpu"}]})",
        false},
       {"no containers", R"({})", false},
+      {"DRA resource claims (their DeviceClass is in the claim)",
+       R"({"containers":[{"name":"a"}],"resourceClaims":[{"name":"gpu","resourceClaimTemplateName":"t"}]})", true},
   };
   for (const auto& row : rows) {
     EXPECT_EQ(requests_gpu(kube::project_pod(R"({"metadata":{"name":"p"},"spec":)" + row.spec + "}")), row.gpu)
@@ -91,6 +93,7 @@ TEST(GpuResources, CelSpellsEachRuleAndGuardsOptionalFields) {
            "has(c.resources) && ",
            "has(c.resources.requests) && c.resources.requests.exists(k, ",
            "has(c.resources.limits) && c.resources.limits.exists(k, ",
+           "has(object.spec.resourceClaims) && size(object.spec.resourceClaims) > 0",
        }) {
     EXPECT_NE(cel.find(part), std::string::npos) << part << "\nin: " << cel;
   }
