@@ -10,26 +10,14 @@
 namespace gpupool::test {
 namespace {
 
-const char* kInvalidPool = R"(apiVersion: gpupool.io/v1alpha1
-kind: GPUPool
-metadata:
-  name: a100-mig
-spec:
-  nodeSelector:
-    matchLabels: {gpupool.io/gpu-model: a100-sxm4-80gb}
-  partitioning:
-    nvidia:
-      strategy: mixed
-      devices:
-        - profiles: {4g.40gb: 2}
-)";
+// A pool the MIG planner refuses (2 x 4g.40gb do not fit an A100's 7 slices).
+const std::string kInvalidPoolFile = std::string(GPUPOOL_SOURCE_DIR) + "/test/data/a100-mig-overcommit.yaml";
 
 using WebhookTest = FleetTest;
 
 TEST_F(WebhookTest, KubectlApplyRefusesAnInvalidPoolWithTheMessageValidatePrints) {
   start_controller_with_webhook();
-  const std::string file = dir_ + "/a100-mig.yaml";
-  std::ofstream(file) << kInvalidPool;
+  const std::string& file = kInvalidPoolFile;
   pools_.insert("a100-mig");
 
   // What gpupoolctl validate says, without its "FILE:LINE: " prefix.

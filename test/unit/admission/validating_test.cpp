@@ -1,25 +1,23 @@
 // The validating webhook answers with the words `gpupoolctl validate` prints.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "gpupool/admission/validating.h"
 #include "gpupool/kube/client.h"
 
 namespace gpupool::admission {
 namespace {
 
-const char* kInvalidPool = R"(apiVersion: gpupool.io/v1alpha1
-kind: GPUPool
-metadata:
-  name: a100-mig
-spec:
-  nodeSelector:
-    matchLabels: {gpupool.io/gpu-model: a100-sxm4-80gb}
-  partitioning:
-    nvidia:
-      strategy: mixed
-      devices:
-        - profiles: {4g.40gb: 2}
-)";
+// A pool the MIG planner refuses (2 x 4g.40gb do not fit an A100's 7 slices).
+std::string invalid_pool() {
+  std::ifstream in(std::string(GPUPOOL_SOURCE_DIR) + "/test/data/a100-mig-overcommit.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+const std::string kInvalidPool = invalid_pool();
 
 std::string review(const std::string& operation, const rapidjson::Value& object, const std::string& kind = "GPUPool") {
   return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002",)"
