@@ -62,6 +62,7 @@ AdmissionDecision decide_admissions(const std::vector<GatedPod>& pods, const std
   std::map<std::string, Amounts> free = pool_free;
   std::map<std::string, const QuotaBudget*> budget;
   std::map<std::string, Amounts> used;
+  std::map<std::string, Amounts> promised;  // charges of pods short of their guarantee, by quota
   for (const auto& b : budgets) {
     budget[b.key] = &b;
     used[b.key] = b.used;
@@ -99,9 +100,13 @@ AdmissionDecision decide_admissions(const std::vector<GatedPod>& pods, const std
       out.waiting[p.key] = why_not(p, &b, used[q]);
     } else if (!missing.empty()) {
       out.waiting[p.key] = pool_message(b.pool, missing, pool->second);
-      if (fits_within(after, b.granted.value_or(b.limit))) {
+      // Within the guarantee counting the quota's pods already short of it:
+      // five waiting pods of a quota guaranteed two GPUs need two back, not five.
+      const Amounts promised_after = add(after, promised[q]);
+      if (fits_within(promised_after, b.granted.value_or(b.limit))) {
         out.short_of_guarantee.insert(p.key);
         out.shortfall[b.pool] = add(out.shortfall[b.pool], missing);
+        promised[q] = add(promised[q], p.charge);
       }
     } else {
       used[q] = after;
@@ -162,14 +167,17 @@ std::vector<std::string> choose_reclaim(const Amounts& needed, const std::vector
   for (const RunningPod* p : candidates) {
     if (need.empty()) break;
     Amounts& b = borrowed[p->quota];
+    // The resource a device resource is charged in for this pod: itself when
+    // its quota counts it, else the normalised unit.
+    auto currency = [&](const std::string& r) { return p->charge.count(r) ? r : std::string(kGpuUnit); };
     bool helps = false;
-    for (const auto& [r, c] : p->charge) helps = helps || (c > 0 && need.count(r) && get(b, r) > 0);
+    for (const auto& [r, f] : p->frees) helps = helps || (f > 0 && need.count(r) && get(b, currency(r)) > 0);
     if (!helps) continue;
     out.push_back(p->key);
-    for (const auto& [r, c] : p->charge) {
-      b[r] -= c;
+    for (const auto& [r, c] : p->charge) b[r] -= c;
+    for (const auto& [r, f] : p->frees) {
       if (auto it = need.find(r); it != need.end()) {
-        it->second -= c;
+        it->second -= f;
         if (it->second <= 0) need.erase(it);
       }
     }

@@ -13,7 +13,6 @@ Amounts borrowing_allowance(const Amounts& granted, const Amounts& tenant_limit,
   for (const auto& [r, v] : granted) resources.insert(r);
   for (const auto& [r, v] : tenant_limit) resources.insert(r);
   for (const auto& r : resources) {
-    if (r == kGpuUnit) continue;
     std::optional<std::int64_t> cap;
     if (rules.limit_percent > 0) {
       const auto g = granted.find(r);

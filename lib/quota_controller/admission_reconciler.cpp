@@ -415,7 +415,7 @@ std::vector<quota::RunningPod> AdmissionReconciler::running_pods(const std::func
       continue;
     }
     out.push_back({kube::object_key(pod->ns, pod->name), r.charge->quota, pod->priority.value_or(0),
-                   created_ms(pod->creation_timestamp), r.charge->charge});
+                   created_ms(pod->creation_timestamp), r.charge->charge, r.devices});
   }
   return out;
 }
@@ -496,7 +496,8 @@ std::optional<std::chrono::milliseconds> AdmissionReconciler::evict_over_grant(c
     std::lock_guard lock(mu_);
     used = ledger_.used(key);
   }
-  const auto running = running_pods([&](const quota::PodChargeResult& r) { return r.charge->quota == key; }, nullptr, &terminating);
+  auto running = running_pods([&](const quota::PodChargeResult& r) { return r.charge->quota == key; }, nullptr, &terminating);
+  for (auto& p : running) p.frees = p.charge;  // the need here is the quota's own charge
   quota::Amounts over;
   for (const auto& [r, u] : used) {
     const auto k = keep.find(r);

@@ -60,13 +60,19 @@ api::TenantQuotaStatus status_for(const api::TenantQuota& q, api::QuotaPhase pha
   const bool fully = phase == api::QuotaPhase::granted;
   api::set_condition(s.conditions, {"Granted", fully ? api::ConditionStatus::true_ : api::ConditionStatus::false_,
                                     q.metadata.generation, now, reason, message});
-  if (reduced || api::find_condition(s.conditions, "CapacityReduced")) {
+  // The grant cut by falling capacity stays reduced until the quota is fully
+  // granted again (a later pass keeps the cut grant and cuts nothing more, so
+  // `reduced` alone would clear the condition at once).
+  const api::Condition* before = api::find_condition(s.conditions, "CapacityReduced");
+  reduced = reduced || (before && before->status == api::ConditionStatus::true_ && !fully &&
+                        phase != api::QuotaPhase::expired);
+  if (reduced || before) {
     api::set_condition(s.conditions,
                        {"CapacityReduced", reduced ? api::ConditionStatus::true_ : api::ConditionStatus::false_,
                         q.metadata.generation, now, reduced ? "CapacityFell" : "CapacityRestored",
                         reduced ? "the pool's capacity fell below the grants; running pods are handled as the "
                                   "GPUPolicy's spec.quota.onCapacityLoss says"
-                                : ""});
+                                : "the grant covers the request again"});
   }
   return s;
 }

@@ -352,6 +352,54 @@ TEST_F(QuotaGateTest, PodsOfAnExpiredGrantAreEvictedAfterTheGracePeriodWhenThePo
   }, 30s)) << reasons;
 }
 
+// Capacity falls under a grant (one node's GPUs go from 2 to 1): the quota
+// gets CapacityReduced and a smaller grant; under quota.onCapacityLoss: Evict
+// its newest pod above the new grant is evicted with an Event, the others run on.
+TEST_F(QuotaGateTest, PodsAboveAReducedGrantAreEvictedWhenThePolicySaysSo) {
+  const auto nodes = fleet(122, 2, {{"pool-test", "quota"}});  // 4 nvidia.com/gpu
+  start_controller_with_webhook();
+  make_namespace("gt-loss", "");
+  ASSERT_NO_FATAL_FAILURE(policy_and_pool("    approval: Automatic\n    onCapacityLoss: Evict\n"));
+  quota("gt-loss", "q", "nvidia.com/gpu: 4", 0);
+  ASSERT_TRUE(wait_phase("gt-loss", "q", "Granted"));
+  ASSERT_TRUE(wait_covered("gt-loss")) << log_tail("controller.log");
+  auto live = [&] {
+    std::set<std::string> names;
+    for (const auto& p : pods_in({"gt-loss"})) {
+      if (str(p, {"status", "phase"}) == "Running" && !at(p, {"metadata", "deletionTimestamp"})) names.insert(str(p, {"metadata", "name"}));
+    }
+    return names;
+  };
+  for (int i = 0; i < 4; ++i) {
+    client_->create(kube::ResourceRef{kube::core::pods(), "gt-loss", "", ""},
+                    gpu_pod("gt-loss", "c-" + std::to_string(i), 1, R"("terminationGracePeriodSeconds":1,)"));
+  }
+  ASSERT_TRUE(testenv::wait_until([&] { return live().size() == 4; }, 60s)) << log_tail("controller.log");
+
+  world(nodes[1], "driverVersion: \"550.54.15\"\ngpus: [{model: a100-sxm4-80gb, count: 1}]\n");
+  ASSERT_TRUE(wait_pool("quota", 60s, [](const rapidjson::Value& p) { return str(p, {"status", "capacity", "nvidia.com/gpu"}) == "3"; },
+                        "the pool's capacity falling to 3"));
+  ASSERT_TRUE(testenv::wait_until([&] {
+    auto q = get_quota("gt-loss", "q");
+    const auto* conds = at(q, {"status", "conditions"});
+    bool reduced = false;
+    for (rapidjson::SizeType i = 0; conds && conds->IsArray() && i < conds->Size(); ++i) {
+      reduced = reduced || (str((*conds)[i], {"type"}) == "CapacityReduced" && str((*conds)[i], {"status"}) == "True");
+    }
+    return reduced && str(q, {"status", "granted", "nvidia.com/gpu"}) == "3";
+  }, 60s)) << kube::to_json(get_quota("gt-loss", "q"));
+  // The newest pod (same second: the greatest name) goes; three run on.
+  ASSERT_TRUE(testenv::wait_until([&] { return live() == std::set<std::string>{"c-0", "c-1", "c-2"}; }, 60s))
+      << log_tail("controller.log");
+  std::string evicted;
+  ASSERT_TRUE(testenv::wait_until([&] {
+    cluster().kubectl({"get", "events", "-n", "gt-loss", "--field-selector", "reason=QuotaCapacityLost", "-o",
+                       "jsonpath={range .items[*]}{.involvedObject.name}{\"\\n\"}{end}"}, &evicted);
+    return !evicted.empty();
+  }, 30s));
+  EXPECT_EQ(evicted, "c-3\n");
+}
+
 // Pods that get GPUs through DRA claims: gated, charged through the policy's
 // deviceClasses mapping, admitted within the grant; a pod whose claims ask
 // for a class no policy maps is let go at once.

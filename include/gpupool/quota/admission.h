@@ -13,8 +13,9 @@
 // their quota's guarantee go first; pods that would borrow get what is left,
 // in the same order, after them.
 //
-// A pod that fits its quota's guarantee (granted, not borrowing) but not the
-// pool's free capacity waits for capacity others borrow: it is listed in
+// A pod that fits its quota's guarantee (granted, not borrowing; counting the
+// quota's pods already listed here) but not the pool's free capacity waits
+// for capacity others borrow: it is listed in
 // `short_of_guarantee` and the devices missing add to its pool's `shortfall`,
 // which is what reclaim must free.
 //
@@ -77,12 +78,18 @@ struct RunningPod {
   std::string quota;
   std::int32_t priority = 0;
   std::int64_t created = 0;
-  Amounts charge;
+  Amounts charge;  // what it costs its quota, in the quota's resources
+  Amounts frees;   // what evicting it gives back, in `needed`'s terms (for lenders: the devices it holds)
 };
 
-// Pods to evict (in order) so that `needed` (by lenders, beyond the pool's
-// free capacity) is freed from borrowed usage only; fewer when borrowed
-// usage cannot cover it.
+// Pods to evict (in order) so that `needed` is freed from borrowed usage
+// only; fewer when borrowed usage cannot cover it. A pod helps while it
+// frees something still needed, in a resource whose charge (the resource
+// itself when the pod is charged it, else gpupool.io/gpu) its quota still
+// borrows. Evicting one pod may take its quota below its grant by less than
+// that pod's charge (devices come whole); guaranteed usage is otherwise never
+// taken. For lenders `needed` is devices beyond the pool's free capacity and
+// `frees` the pod's devices; for a quota's own limit both are charges.
 std::vector<std::string> choose_reclaim(const Amounts& needed, const std::vector<QuotaUsage>& quotas,
                                         const std::vector<RunningPod>& running);
 

@@ -5,10 +5,8 @@
 // resource: the tenant's spec.borrowingLimit (under manual approval no more
 // than the approved borrowingLimit), capped by borrowing.limitPercent of
 // its grant when that is set; with no borrowingLimit for the resource,
-// limitPercent of its grant (0: nothing). Whole devices (rounded down).
-// gpupool.io/gpu is never borrowed: reclaim frees devices, and a unit
-// charge does not say which devices to take back, so borrowing it could not
-// be undone exactly.
+// limitPercent of its grant (0: nothing). Whole devices (rounded down), or
+// thousandths of a GPU for gpupool.io/gpu (its grain, amounts.h).
 // Borrowed capacity is only what no admitted pod holds (the pool's free
 // capacity, admission.h): lenders get it back by reclaim (choose_reclaim).
 #pragma once

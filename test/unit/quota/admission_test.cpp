@@ -90,17 +90,53 @@ TEST(DecideAdmissions, PoolCapacityAndTheShortfallOfGuarantees) {
   EXPECT_EQ(first.admit, (std::vector<std::string>{"a/new"}));
   EXPECT_TRUE(first.short_of_guarantee.empty());
 
+  // Five waiting pods of a quota guaranteed two GPUs, the pool full: two are
+  // owed, so reclaim must free two, not five.
+  const auto owed = decide_admissions({pod("a/p1", "a/q", 1, 0, 1), pod("a/p2", "a/q", 1, 0, 2), pod("a/p3", "a/q", 1, 0, 3),
+                                       pod("a/p4", "a/q", 1, 0, 4), pod("a/p5", "a/q", 1, 0, 5)},
+                                      {lender}, {{"pool", gpus(0)}});
+  EXPECT_EQ(owed.short_of_guarantee, (std::set<std::string>{"a/p1", "a/p2"}));
+  EXPECT_EQ(owed.shortfall.at("pool"), gpus(2));
+
   // A pool that does not list a resource does not limit it.
   const auto unlimited = decide_admissions({pod("a/p1", "a/q", 2)}, {lender}, {{"pool", {{"amd.com/gpu", 0}}}});
   EXPECT_EQ(unlimited.admit, (std::vector<std::string>{"a/p1"}));
+}
+
+// A quota in gpupool.io/gpu borrows in units: granted one GPU's worth, it may
+// use 1.5 with borrowing; 3g.40gb slices cost 3/7 each; the pool's free slices
+// bound it too, and the slices of pods within the guarantee go first.
+TEST(DecideAdmissions, UnitQuotasBorrowInUnits) {
+  const std::string unit(kGpuUnit), mig3 = "nvidia.com/mig-3g.40gb";
+  auto slice_pod = [&](const std::string& key, std::int64_t created) {
+    return GatedPod{key, "u/q", 0, created, {{unit, 428'571}}, {{mig3, kMicro}}};
+  };
+  const QuotaBudget units{"u/q", 1, {{unit, 1'500'000}}, {}, "pool", Amounts{{unit, kMicro}}};
+  std::vector<GatedPod> pods;
+  for (int i = 0; i < 5; ++i) pods.push_back(slice_pod("u/p" + std::to_string(i), i));
+  // 3 x 3/7 = 1.29 fits 1.5; a fourth (1.71) does not.
+  const auto d = decide_admissions(pods, {units}, {{"pool", {{mig3, 6 * kMicro}}}});
+  EXPECT_EQ(d.admit, (std::vector<std::string>{"u/p0", "u/p1", "u/p2"}));
+  EXPECT_EQ(d.waiting.at("u/p3"), "needs 0.428571 gpupool.io/gpu, TenantQuota u/q uses 1.285713 of 1.5");
+  EXPECT_TRUE(d.short_of_guarantee.empty());
+  // Only one slice free: the pod within the guarantee takes it; none borrows.
+  const auto one = decide_admissions(pods, {units}, {{"pool", {{mig3, kMicro}}}});
+  EXPECT_EQ(one.admit, (std::vector<std::string>{"u/p0"}));
+  // No slice free: the two pods the guarantee holds (6/7) wait short of it,
+  // two slices in all; the others would borrow and add nothing to reclaim.
+  const auto none = decide_admissions(pods, {units}, {{"pool", {{mig3, 0}}}});
+  EXPECT_TRUE(none.admit.empty());
+  EXPECT_EQ(none.short_of_guarantee, (std::set<std::string>{"u/p0", "u/p1"}));
+  EXPECT_EQ(none.shortfall.at("pool"), (Amounts{{mig3, 2 * kMicro}}));
 }
 
 TEST(ChooseReclaim, OnlyBorrowedUsageLowestPriorityNewestFirst) {
   // b borrows 3 above its guarantee of 2; c is within its guarantee.
   const std::vector<QuotaUsage> quotas = {{"a/q", gpus(4), gpus(1)}, {"b/q", gpus(2), gpus(5)}, {"c/q", gpus(2), gpus(2)}};
   const std::vector<RunningPod> running = {
-      {"b/old", "b/q", 0, 100, gpus(1)}, {"b/new", "b/q", 0, 300, gpus(1)}, {"b/mid", "b/q", 0, 200, gpus(1)},
-      {"b/high", "b/q", 9, 400, gpus(2)}, {"c/p", "c/q", -5, 500, gpus(2)},
+      {"b/old", "b/q", 0, 100, gpus(1), gpus(1)}, {"b/new", "b/q", 0, 300, gpus(1), gpus(1)},
+      {"b/mid", "b/q", 0, 200, gpus(1), gpus(1)}, {"b/high", "b/q", 9, 400, gpus(2), gpus(2)},
+      {"c/p", "c/q", -5, 500, gpus(2), gpus(2)},
   };
   EXPECT_EQ(choose_reclaim(gpus(2), quotas, running), (std::vector<std::string>{"b/new", "b/mid"}));
   // Needing more than b borrows: b stops once its borrowed 3 are back; c is never touched.
@@ -108,6 +144,36 @@ TEST(ChooseReclaim, OnlyBorrowedUsageLowestPriorityNewestFirst) {
   EXPECT_TRUE(choose_reclaim({}, quotas, running).empty());
   // A resource nobody borrows frees nothing.
   EXPECT_TRUE(choose_reclaim({{"amd.com/gpu", kMicro}}, quotas, running).empty());
+}
+
+// Quotas in gpupool.io/gpu borrow in units; lenders need devices. A pod helps
+// while it holds a needed device and its quota still borrows units.
+TEST(ChooseReclaim, UnitQuotasGiveBackTheDevicesLendersNeed) {
+  const std::string unit(kGpuUnit);
+  const std::string mig3 = "nvidia.com/mig-3g.40gb", mig1 = "nvidia.com/mig-1g.10gb";
+  const auto u = [&](std::int64_t micro) { return Amounts{{unit, micro}}; };
+  // b is granted 1 GPU's worth and uses 3/7 + 3/7 + 1/7 + 3/7 = 10/7: it borrows 3/7.
+  // d counts mig-3g itself, within its guarantee.
+  const std::vector<QuotaUsage> quotas = {{"b/q", u(kMicro), u(1'428'571)}, {"d/q", {{mig3, kMicro}}, {{mig3, kMicro}}}};
+  const std::vector<RunningPod> running = {
+      {"b/3g-old", "b/q", 0, 100, u(428'571), {{mig3, kMicro}}},
+      {"b/3g-mid", "b/q", 0, 200, u(428'571), {{mig3, kMicro}}},
+      {"b/1g-new", "b/q", 0, 400, u(142'857), {{mig1, kMicro}}},
+      {"b/3g-new", "b/q", 0, 300, u(428'571), {{mig3, kMicro}}},
+      {"d/3g", "d/q", -9, 500, {{mig3, kMicro}}, {{mig3, kMicro}}},
+  };
+  // A lender waits for one 3g slice: b's newest pod holding one goes (the 1g
+  // pod is newer but frees nothing needed); b then borrows no more.
+  const Amounts one_3g{{mig3, kMicro}};
+  EXPECT_EQ(choose_reclaim(one_3g, quotas, running), (std::vector<std::string>{"b/3g-new"}));
+  // Two are needed, but after the first b no longer borrows: d's guaranteed pod is never taken.
+  EXPECT_EQ(choose_reclaim({{mig3, 2 * kMicro}}, quotas, running), (std::vector<std::string>{"b/3g-new"}));
+  // b within its guarantee gives nothing.
+  EXPECT_TRUE(choose_reclaim(one_3g, {{"b/q", u(2 * kMicro), u(1'428'571)}}, running).empty());
+  // The quota's own limit (expiry, capacity loss): need and frees are charges.
+  std::vector<RunningPod> own = running;
+  for (auto& p : own) p.frees = p.charge;
+  EXPECT_EQ(choose_reclaim(u(500'000), quotas, own), (std::vector<std::string>{"b/1g-new", "b/3g-new"}));
 }
 
 }  // namespace
