@@ -535,9 +535,29 @@ QUOTA_RULES["properties"]["deviceClasses"]["x-kubernetes-validations"] = [
 XID_RULE = obj("What to do when the driver reports certain Xid errors.", {
     "codes": array("Xid codes (1-1023) the rule covers; a code may appear in one rule only.",
                    integer("An Xid error code.", minimum=1, maximum=1023), minItems=1, maxItems=1023),
-    "action": string("None records an event; Taint taints the node (gpupool.io/gpu-unhealthy, "
-                     "NoSchedule); Cordon cordons it.", enum=["None", "Taint", "Cordon"]),
+    "action": string("None marks the GPU Degraded and records an event; Taint marks it Unhealthy and "
+                     "taints the node (gpupool.io/gpu-unhealthy, NoSchedule); Cordon marks it Unhealthy "
+                     "and cordons the node (both within maxUnhealthyNodes).", enum=["None", "Taint", "Cordon"]),
 }, required=["codes", "action"])
+
+
+def max_unhealthy_nodes():
+    return {
+        "description": "Most nodes of a pool taken out (tainted or cordoned) for GPU health at once: an "
+                       "integer >= 0 or a percentage of the pool's nodes from \"0%\" to \"100%\" (rounded "
+                       "down, at least one node when above 0%). Unhealthy nodes beyond it are reported, not "
+                       "taken out, so a bad rule or a fleet-wide event cannot empty a pool; 0 only reports. "
+                       "Default \"10%\".",
+        "anyOf": [{"type": "integer"}, {"type": "string"}],
+        "x-kubernetes-int-or-string": True,
+        "default": "10%",
+        "maxLength": 4,
+        "x-kubernetes-validations": [
+            rule("type(self) == int ? self >= 0 : self.matches('^(100|[1-9]?[0-9])%$')",
+                 "maxUnhealthyNodes must be an integer >= 0 or a percentage from \"0%\" to \"100%\""),
+        ],
+    }
+
 
 HEALTH_RULES = obj("How GPU faults are handled on nodes of pools using this policy.", {
     "xids": array("Rules for Xid errors, at most 64.", XID_RULE, maxItems=64),
@@ -556,10 +576,16 @@ HEALTH_RULES = obj("How GPU faults are handled on nodes of pools using this poli
         "correctableErrorsPerDay": integer("Correctable ECC errors per GPU per day above which the "
                                            "action is taken. Default 1000.", default=1000, minimum=0),
         "uncorrectableErrors": integer("Uncorrectable ECC errors per GPU (since the last reset) at which "
-                                       "the action is taken. Default 1.", default=1, minimum=0),
+                                       "the action is taken; 0 turns this check off. Default 1.", default=1,
+                                       minimum=0),
         "action": string("What happens when a threshold is reached. Default Cordon.", default="Cordon",
                          enum=["None", "Taint", "Cordon"]),
     }),
+    "recoveryPeriod": duration("How long every cause must have been gone before a GPU is Healthy again "
+                               "and its node's taint or cordon is removed: an Xid this long after its "
+                               "last occurrence, a temperature or ECC count this long below its "
+                               "threshold. A Go duration from 1m to 24h. Default 10m.", default="10m"),
+    "maxUnhealthyNodes": max_unhealthy_nodes(),
 })
 
 GPUPOLICY_SPEC = obj("Quota, health and default upgrade rules shared by the pools that reference "
@@ -669,6 +695,10 @@ GPUNODE_SPEC = obj("What the GPUs of this node should look like; written by the 
                        "cordonOnFailure": boolean("Leave the node cordoned when a change fails (true), or "
                                                   "uncordon it (false); copied from the pool's upgrade "
                                                   "strategy. Default true.", default=True),
+                       "health": with_desc(HEALTH_RULES, "The health rules the agent judges this node's GPUs "
+                                                         "by; copied from the pool's GPUPolicy "
+                                                         "(maxUnhealthyNodes is not used here). Unset: "
+                                                         "no rules."),
                    }, required=["nodeName"])
 
 MIG_INSTANCE_STATUS = obj("A MIG GPU instance that exists.", {

@@ -4,6 +4,8 @@
 
 namespace gpupool::api {
 
+// Defined in gpupolicy_codec.cpp: spec.health is the policy's HealthRules.
+GPUPOOL_API_DECLARE_STRUCT_CODEC(HealthRules)
 GPUPOOL_API_DECLARE_STRUCT_CODEC(MIGInstance)
 GPUPOOL_API_DECLARE_STRUCT_CODEC(GPUMIGLayout)
 GPUPOOL_API_DECLARE_STRUCT_CODEC(NodePartitioning)
@@ -46,6 +48,7 @@ void fields(V& v, T& s) {
   v.optional("disruptionAllowed", s.disruption_allowed);
   v.always("drain", s.drain);
   v.always("cordonOnFailure", s.cordon_on_failure);
+  v.optional("health", s.health);
 }
 
 template <class V, Like<MIGInstanceStatus> T>

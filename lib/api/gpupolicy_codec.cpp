@@ -75,6 +75,8 @@ void fields(V& v, T& h) {
   v.optional("xids", h.xids);
   v.optional("temperature", h.temperature);
   v.optional("ecc", h.ecc);
+  v.always("recoveryPeriod", h.recovery_period);
+  v.always("maxUnhealthyNodes", h.max_unhealthy_nodes);
 }
 
 template <class V, Like<GPUPolicySpec> T>

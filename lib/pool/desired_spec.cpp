@@ -108,6 +108,8 @@ DesiredSpec desired_gpunode_spec(const DesiredSpecInput& in) {
   const api::UpgradeStrategy upgrade = effective_upgrade_strategy(pool, in.policy);
   s.drain = upgrade.drain;
   s.cordon_on_failure = upgrade.cordon_on_failure;
+  // The agent judges its GPUs' health by the policy's rules (gpu_health.h).
+  if (in.policy) s.health = in.policy->spec.health;
 
   if (!pool.spec.partitioning) return out;
   const auto& part = *pool.spec.partitioning;

@@ -1,5 +1,6 @@
 #include "common_rules.h"
 
+#include <map>
 #include <regex>
 #include <set>
 
@@ -92,6 +93,39 @@ void check_upgrade_strategy(const api::UpgradeStrategy& u, const FieldPath& path
       if (!seen.insert(w.days[d]).second) {
         add(errors, wp.field("days").index(d), "Duplicate value: " + quoted(std::string(api::to_string(w.days[d]))));
       }
+    }
+  }
+}
+
+void check_health_rules(const api::HealthRules& h, const FieldPath& path, api::FieldErrors& errors) {
+  std::map<std::int32_t, std::size_t> owner;
+  for (std::size_t r = 0; r < h.xids.size(); ++r) {
+    const auto& codes = h.xids[r].codes;
+    for (std::size_t c = 0; c < codes.size(); ++c) {
+      auto [it, fresh] = owner.emplace(codes[c], r);
+      if (!fresh) {
+        add(errors, path.field("xids").index(r).field("codes").index(c),
+            "Duplicate value: " + std::to_string(codes[c]) + ": XID already handled by xids[" +
+                std::to_string(it->second) + "]");
+      }
+    }
+  }
+  if (const auto& t = h.temperature; t && t->critical_celsius <= t->warning_celsius) {
+    add(errors, path.field("temperature").field("criticalCelsius"),
+        "Invalid value: " + std::to_string(t->critical_celsius) +
+            ": criticalCelsius must be greater than warningCelsius (" + std::to_string(t->warning_celsius) + ")");
+  }
+  check_duration_range(h.recovery_period, 1min, 24h, path.field("recoveryPeriod"), errors);
+  static const std::string kLimit =
+      ": maxUnhealthyNodes must be an integer >= 0 or a percentage from \"0%\" to \"100%\"";
+  if (h.max_unhealthy_nodes.is_int()) {
+    const auto n = std::get<std::int32_t>(h.max_unhealthy_nodes.value);
+    if (n < 0) add(errors, path.field("maxUnhealthyNodes"), "Invalid value: " + std::to_string(n) + kLimit);
+  } else {
+    static const std::regex percent("^(100|[1-9]?[0-9])%$");
+    const auto& s = std::get<std::string>(h.max_unhealthy_nodes.value);
+    if (!std::regex_match(s, percent)) {
+      add(errors, path.field("maxUnhealthyNodes"), "Invalid value: " + quoted(s) + kLimit);
     }
   }
 }

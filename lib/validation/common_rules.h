@@ -9,6 +9,7 @@
 
 #include "gpupool/api/common_types.h"
 #include "gpupool/api/field_error.h"
+#include "gpupool/api/gpupolicy.h"
 #include "gpupool/api/meta.h"
 #include "gpupool/api/quantity.h"
 #include "gpupool/gpu/catalog.h"
@@ -21,6 +22,10 @@ void check_upgrade_strategy(const api::UpgradeStrategy& u, const api::FieldPath&
 void check_sharing(const api::Sharing& s, const api::FieldPath& path, api::FieldErrors& errors);
 void check_installer(const api::DriverInstaller& i, const api::FieldPath& path, api::FieldErrors& errors);
 void check_monitoring(const api::Monitoring& m, const api::FieldPath& path, api::FieldErrors& errors);
+// GPUPolicy.spec.health and GPUNode.spec.health: an XID code in one rule only,
+// critical above warning (CEL), recoveryPeriod 1m..24h, maxUnhealthyNodes an
+// integer >= 0 or "0%".."100%" (CEL).
+void check_health_rules(const api::HealthRules& h, const api::FieldPath& path, api::FieldErrors& errors);
 // Keys are label keys, values label values (the path is the map's: the CRD's
 // CEL rule reports there).
 void check_label_map(const std::map<std::string, std::string>& labels, const api::FieldPath& path,

@@ -121,6 +121,7 @@ api::FieldErrors validate(const api::GPUNode& node, const SemanticContext& ctx) 
   }
   check_sharing(spec.sharing, sp.field("sharing"), errors);
   check_monitoring(spec.monitoring, sp.field("monitoring"), errors);
+  if (spec.health) check_health_rules(*spec.health, sp.field("health"), errors);
   return errors;
 }
 

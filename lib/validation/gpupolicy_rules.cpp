@@ -1,8 +1,6 @@
 // GPUPolicy rules: the CRD's CEL invariants, resource names (quota maps and
 // what DRA device classes are charged as), XID codes claimed by one rule
 // only, durations in range.
-#include <map>
-
 #include "common_rules.h"
 #include "gpupool/validation/semantic.h"
 
@@ -52,27 +50,7 @@ api::FieldErrors validate(const api::GPUPolicy& policy, const SemanticContext& c
       }
     }
   }
-  if (spec.health) {
-    api::FieldPath hp = sp.field("health");
-    std::map<std::int32_t, std::size_t> owner;
-    for (std::size_t r = 0; r < spec.health->xids.size(); ++r) {
-      const auto& codes = spec.health->xids[r].codes;
-      for (std::size_t c = 0; c < codes.size(); ++c) {
-        auto [it, fresh] = owner.emplace(codes[c], r);
-        if (!fresh) {
-          errors.push_back({hp.field("xids").index(r).field("codes").index(c).str(),
-                            "Duplicate value: " + std::to_string(codes[c]) + ": XID already handled by xids[" +
-                                std::to_string(it->second) + "]"});
-        }
-      }
-    }
-    if (const auto& t = spec.health->temperature; t && t->critical_celsius <= t->warning_celsius) {
-      errors.push_back({hp.field("temperature").field("criticalCelsius").str(),
-                        "Invalid value: " + std::to_string(t->critical_celsius) +
-                            ": criticalCelsius must be greater than warningCelsius (" +
-                            std::to_string(t->warning_celsius) + ")"});
-    }
-  }
+  if (spec.health) check_health_rules(*spec.health, sp.field("health"), errors);
   if (spec.upgrade) check_upgrade_strategy(*spec.upgrade, sp.field("upgrade"), errors);
   return errors;
 }

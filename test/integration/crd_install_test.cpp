@@ -472,8 +472,9 @@ TEST_F(CrdInstallTest, DefaultsAreApplied) {
                 "jsonpath={.spec.quota.approval} {.spec.quota.borrowing.enabled} {.spec.quota.borrowing.limitPercent} "
                 "{.spec.quota.fairShare.defaultWeight} {.spec.quota.reclaimGracePeriod} "
                 "{.spec.health.temperature.action} {.spec.health.ecc.correctableErrorsPerDay} "
-                "{.spec.health.ecc.uncorrectableErrors} {.spec.health.ecc.action}"}),
-            "Automatic false 0 1 5m Taint 1000 1 Cordon");
+                "{.spec.health.ecc.uncorrectableErrors} {.spec.health.ecc.action} {.spec.health.recoveryPeriod} "
+                "{.spec.health.maxUnhealthyNodes}"}),
+            "Automatic false 0 1 5m Taint 1000 1 Cordon 10m 10%");
   EXPECT_EQ(ok({"get", "gpupolicy", policy, "-o",
                 "jsonpath={.spec.quota.partialGrants} {.spec.quota.chargeBasis} {.spec.quota.onCapacityLoss} "
                 "{.spec.quota.expiry.action} {.spec.quota.expiry.gracePeriod}"}),

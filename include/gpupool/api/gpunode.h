@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpupool/api/common_types.h"
+#include "gpupool/api/gpupolicy.h"
 #include "gpupool/api/meta.h"
 
 namespace gpupool::api {
@@ -46,6 +47,10 @@ struct GPUNodeSpec {
   bool disruption_allowed = false;  // the agent may drain/reboot/reconfigure now
   DrainOptions drain;               // how to drain (copied from the pool's upgrade strategy)
   bool cordon_on_failure = true;    // leave the node cordoned when an operation fails
+  // The pool's health rules (copied from its GPUPolicy's spec.health): how
+  // the agent judges status.gpus[].health. Absent: no rules, no GPU is judged
+  // Unhealthy or Degraded. maxUnhealthyNodes is copied but not used here.
+  std::optional<HealthRules> health;
 
   bool operator==(const GPUNodeSpec&) const = default;
 };

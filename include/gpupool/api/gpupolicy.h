@@ -97,10 +97,24 @@ struct ECCRule {
   bool operator==(const ECCRule&) const = default;
 };
 
+// GPUPolicy.spec.health, and its copy in GPUNode.spec.health (the agent
+// judges its GPUs by it; maxUnhealthyNodes is not used there). What the rules
+// mean: include/gpupool/pool/gpu_health.h (agent) and health_remediation.h
+// (controller).
 struct HealthRules {
   std::vector<XIDRule> xids;  // JSON "xids"
   std::optional<TemperatureRule> temperature;
   std::optional<ECCRule> ecc;
+  // A GPU stays Unhealthy (or Degraded) until every cause has been gone this
+  // long: an XID for this long after its last occurrence, a temperature or ECC
+  // count for this long below its threshold. Then the node's taint or cordon
+  // is cleared.
+  Duration recovery_period = Duration::literal("10m");
+  // Most nodes of a pool taken out (tainted or cordoned) for GPU health at
+  // once: an integer >= 0 or "0%".."100%" of the pool's nodes (rounded down,
+  // at least one node when above 0% and the pool has nodes). Nodes beyond it
+  // are reported, not taken out.
+  IntOrString max_unhealthy_nodes = "10%";
 
   bool operator==(const HealthRules&) const = default;
 };

@@ -14,7 +14,7 @@
 //   reports no GPUs yet, nothing is desired for partitioning and `problem`
 //   says why, so the node counts as failed and is not sent a layout.
 // - partitioning, AMD: the compute and memory modes for every AMD GPU.
-// - sharing and monitoring: copied.
+// - sharing and monitoring: copied; health: the policy's health rules.
 // disruptionAllowed and nodeName are the caller's.
 #pragma once
 
@@ -41,7 +41,7 @@ struct DesiredSpecInput {
 };
 
 struct DesiredSpec {
-  api::GPUNodeSpec spec;          // pool, driver, partitioning, sharing, monitoring, drain, cordonOnFailure
+  api::GPUNodeSpec spec;          // pool, driver, partitioning, sharing, monitoring, health, drain, cordonOnFailure
   std::optional<std::string> problem;  // the layout cannot be applied to this node: why ("GPU 2 (A100-SXM4-40GB): ...")
   bool waiting_for_report = false;     // partitioning wanted but the node has reported no GPUs yet
 };

@@ -61,6 +61,10 @@ TEST(CodecRoundTrip, EveryFullObjectDiffersFromItsDefault) {
   EXPECT_NE(full_gpupool().spec.monitoring, Monitoring{});
   EXPECT_NE(full_gpupool().spec.driver->upgrade_strategy->drain, DrainOptions{});
   EXPECT_NE(full_gpupolicy().spec.health->ecc, ECCRule{});
+  EXPECT_NE(full_gpupolicy().spec.health->recovery_period, HealthRules{}.recovery_period);
+  EXPECT_NE(full_gpupolicy().spec.health->max_unhealthy_nodes, HealthRules{}.max_unhealthy_nodes);
+  EXPECT_NE(full_gpunode().spec.health->recovery_period, HealthRules{}.recovery_period);
+  EXPECT_NE(full_gpunode().spec.health->max_unhealthy_nodes, HealthRules{}.max_unhealthy_nodes);
   EXPECT_NE(full_gpupolicy().spec.quota->expiry, Expiry{});
   EXPECT_NE(full_gpupolicy().spec.quota->partial_grants, QuotaRules{}.partial_grants);
 }
@@ -107,6 +111,21 @@ TEST(CodecDefaults, AbsentFieldsGetTheCRDDefaults) {
   EXPECT_EQ(policy.value->spec.health->ecc->correctable_errors_per_day, 1000);
   EXPECT_EQ(policy.value->spec.health->ecc->uncorrectable_errors, 1);
   EXPECT_EQ(policy.value->spec.health->ecc->action, HealthAction::cordon);
+  EXPECT_EQ(policy.value->spec.health->recovery_period.text(), "10m");
+  EXPECT_EQ(policy.value->spec.health->max_unhealthy_nodes, IntOrString("10%"));
+}
+
+TEST(CodecDefaults, GPUNodeHealthIsTheCopiedPolicyRules) {
+  const auto doc = parse(R"({"apiVersion":"gpupool.io/v1alpha1","kind":"GPUNode","metadata":{"name":"n1"},
+    "spec":{"nodeName":"n1","health":{"xids":[{"codes":[79],"action":"Cordon"}],"maxUnhealthyNodes":3}}})");
+  const auto node = decode_gpunode(doc);
+  ASSERT_TRUE(node.ok()) << format_field_errors(node.errors);
+  ASSERT_TRUE(node.value->spec.health.has_value());
+  EXPECT_EQ(node.value->spec.health->xids, (std::vector<XIDRule>{XIDRule{{79}, HealthAction::cordon}}));
+  EXPECT_EQ(node.value->spec.health->recovery_period.value(), std::chrono::minutes(10));
+  EXPECT_EQ(node.value->spec.health->max_unhealthy_nodes, IntOrString(3));
+  EXPECT_FALSE(decode_gpunode(parse(R"({"apiVersion":"gpupool.io/v1alpha1","kind":"GPUNode","metadata":{"name":"n1"},
+    "spec":{"nodeName":"n1"}})")).value->spec.health.has_value());
 }
 
 TEST(CodecDefaults, ExpiryFieldsDefaultOneByOne) {
@@ -140,6 +159,12 @@ TEST(CodecEncoding, KeepsNumberAndStringForms) {
   EXPECT_NE(to_json(p).find(R"("maxUnavailable":"10%")"), std::string::npos) << to_json(p);
   p.spec.upgrade->max_unavailable = 2;
   EXPECT_NE(to_json(p).find(R"("maxUnavailable":2)"), std::string::npos) << to_json(p);
+
+  p.spec.health = HealthRules{};
+  EXPECT_NE(to_json(p).find(R"("health":{"recoveryPeriod":"10m","maxUnhealthyNodes":"10%"})"), std::string::npos)
+      << to_json(p);
+  p.spec.health->max_unhealthy_nodes = 0;
+  EXPECT_NE(to_json(p).find(R"("maxUnhealthyNodes":0)"), std::string::npos) << to_json(p);
 }
 
 TEST(CodecEncoding, QuotaRulesWriteDefaultsThatAreNotEmpty) {

@@ -130,6 +130,8 @@ inline GPUPolicy full_gpupolicy() {
   h.xids = {XIDRule{{48, 79}, HealthAction::cordon}, XIDRule{{13}, HealthAction::none}};
   h.temperature = TemperatureRule{85, 95, HealthAction::none};
   h.ecc = ECCRule{0, 0, HealthAction::taint};
+  h.recovery_period = d("1h");
+  h.max_unhealthy_nodes = 2;
   p.spec.health = h;
   p.spec.upgrade = full_upgrade();
   GPUPolicyStatus st;
@@ -184,6 +186,12 @@ inline GPUNode full_gpunode() {
   s.partitioning.strategy = MIGStrategy::mixed;
   s.drain.force = true;
   s.cordon_on_failure = false;
+  HealthRules h;
+  h.xids = {XIDRule{{79}, HealthAction::taint}};
+  h.temperature = TemperatureRule{80, 90, HealthAction::cordon};
+  h.recovery_period = d("30m");
+  h.max_unhealthy_nodes = "25%";
+  s.health = h;
 
   GPUNodeStatus st;
   st.observed_generation = 5;

@@ -89,6 +89,20 @@ TEST(DesiredSpec, UpgradeRulesComeFromThePoolThenThePolicyThenTheDefaults) {
   EXPECT_EQ(effective_upgrade_strategy(p, &policy).failure_budget, 2);
 }
 
+// The agent judges GPU health by the policy's rules: copied into the spec.
+TEST(DesiredSpec, ThePolicysHealthRulesAreCopied) {
+  api::GPUPool p;
+  p.metadata.name = "pool";
+  EXPECT_FALSE(run(p, nullptr).spec.health) << "no policy, no rules";
+  api::GPUPolicy policy;
+  api::HealthRules rules;
+  rules.xids.push_back({{79}, api::HealthAction::cordon});
+  policy.spec.health = rules;
+  const auto d = run(p, nullptr, &policy);
+  ASSERT_TRUE(d.spec.health);
+  EXPECT_EQ(*d.spec.health, rules);
+}
+
 TEST(DesiredSpec, ANamedLayoutIsResolvedForEachGpuOfTheNode) {
   const auto status = report({gpu(0, "a100-sxm4-80gb"), gpu(1, "h100-sxm5-80gb")});
   const auto r = run(pool_with_layout("all-1g.10gb"), &status);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -341,6 +342,41 @@ TEST(CrdSchemaBuiltin, FindsTheGpupoolKinds) {
   }
   EXPECT_TRUE(set.find("gpupool.io/v1alpha1", "TenantQuota")->namespaced());
   EXPECT_FALSE(set.find("gpupool.io/v1alpha1", "GPUPool")->namespaced());
+}
+
+// The health rules (GPUPolicy spec.health and its copy in GPUNode spec.health)
+// in the built-in CRDs: the new fields are known, typed and carry their CEL rule.
+TEST(CrdSchemaBuiltin, HealthRulesInPolicyAndNode) {
+  const CrdSchemaSet& set = CrdSchemaSet::builtin();
+  if (set.empty()) GTEST_SKIP() << "no CRDs embedded (crds/*.yaml absent when this binary was configured)";
+  auto errors_of = [&](const std::string& yaml) {
+    const api::ManifestSet m = api::load_manifests_from_string(yaml, "case.yaml");
+    EXPECT_TRUE(m.errors.empty());
+    return set.validate(m.objects.front().object);
+  };
+  const std::string policy = "apiVersion: gpupool.io/v1alpha1\nkind: GPUPolicy\nmetadata: {name: p}\nspec:\n  health: ";
+  const std::string node =
+      "apiVersion: gpupool.io/v1alpha1\nkind: GPUNode\nmetadata: {name: node-1}\nspec:\n  nodeName: node-1\n  health: ";
+  for (const std::string& head : {policy, node}) {
+    SCOPED_TRACE(head);
+    EXPECT_TRUE(errors_of(head + "{recoveryPeriod: 10m, maxUnhealthyNodes: 2}").empty());
+    EXPECT_TRUE(errors_of(head + "{maxUnhealthyNodes: \"10%\", xids: [{codes: [79], action: Cordon}]}").empty());
+    auto e = errors_of(head + "{maxUnhealthyNodes: true}");
+    ASSERT_EQ(e.size(), 1u) << describe(e);
+    EXPECT_EQ(e[0].path, "spec.health.maxUnhealthyNodes");
+    e = errors_of(head + "{recoveryPeriod: 10 minutes}");
+    ASSERT_EQ(e.size(), 1u) << describe(e);
+    EXPECT_EQ(e[0].path, "spec.health.recoveryPeriod");
+    e = errors_of(head + "{maxUnhealthy: 1}");
+    ASSERT_EQ(e.size(), 1u) << describe(e);
+    EXPECT_EQ(e[0].path, "spec.health.maxUnhealthy");
+  }
+  for (const char* kind : {"GPUPolicy", "GPUNode"}) {
+    const auto rules = set.find("gpupool.io/v1alpha1", kind)->cel_rules();
+    EXPECT_TRUE(std::any_of(rules.begin(), rules.end(), [](const CelRule& r) {
+      return r.path == "spec.health.maxUnhealthyNodes" && r.rule.find("self >= 0") != std::string::npos;
+    })) << kind;
+  }
 }
 
 }  // namespace

@@ -206,3 +206,77 @@ TEST(SemanticQuota, Table) {
 }
 
 }  // namespace
+
+namespace {
+
+// Health rules, in a GPUPolicy and copied into a GPUNode: each case is valid
+// or has exactly one problem, given with its exact reason.
+std::string policy_health(const std::string& health) {
+  return "apiVersion: gpupool.io/v1alpha1\nkind: GPUPolicy\nmetadata: {name: p}\nspec:\n  health: " + health + "\n";
+}
+
+std::string node_health(const std::string& health) {
+  return "apiVersion: gpupool.io/v1alpha1\nkind: GPUNode\nmetadata: {name: n1}\nspec:\n  nodeName: n1\n  health: " +
+         health + "\n";
+}
+
+const std::string kLimitReason = ": maxUnhealthyNodes must be an integer >= 0 or a percentage from \"0%\" to \"100%\"";
+
+TEST(SemanticHealth, Table) {
+  const std::vector<QuotaCase> cases = {
+      {"policy-every-health-field",
+       policy_health("{xids: [{codes: [48, 79], action: Cordon}, {codes: [13], action: None}], "
+                     "temperature: {warningCelsius: 85, criticalCelsius: 95, action: Taint}, "
+                     "ecc: {correctableErrorsPerDay: 0, uncorrectableErrors: 0, action: Taint}, "
+                     "recoveryPeriod: 1h30m, maxUnhealthyNodes: \"25%\"}"),
+       "", ""},
+      {"policy-limit-count", policy_health("{maxUnhealthyNodes: 3}"), "", ""},
+      {"policy-limit-zero-reports-only", policy_health("{maxUnhealthyNodes: 0}"), "", ""},
+      {"policy-limit-zero-percent", policy_health("{maxUnhealthyNodes: \"0%\"}"), "", ""},
+      {"policy-limit-hundred-percent", policy_health("{maxUnhealthyNodes: \"100%\"}"), "", ""},
+      {"policy-recovery-bounds", policy_health("{recoveryPeriod: 1m}"), "", ""},
+      {"policy-recovery-day", policy_health("{recoveryPeriod: 24h}"), "", ""},
+      {"policy-limit-negative", policy_health("{maxUnhealthyNodes: -1}"), "spec.health.maxUnhealthyNodes",
+       "Invalid value: -1" + kLimitReason},
+      {"policy-limit-over-100-percent", policy_health("{maxUnhealthyNodes: \"101%\"}"),
+       "spec.health.maxUnhealthyNodes", "Invalid value: \"101%\"" + kLimitReason},
+      {"policy-limit-number-as-string", policy_health("{maxUnhealthyNodes: \"5\"}"), "spec.health.maxUnhealthyNodes",
+       "Invalid value: \"5\"" + kLimitReason},
+      {"policy-limit-leading-zero", policy_health("{maxUnhealthyNodes: \"05%\"}"), "spec.health.maxUnhealthyNodes",
+       "Invalid value: \"05%\"" + kLimitReason},
+      {"policy-recovery-too-short", policy_health("{recoveryPeriod: 30s}"), "spec.health.recoveryPeriod",
+       "Invalid value: \"30s\": must be between 1m0s and 24h0m0s"},
+      {"policy-recovery-too-long", policy_health("{recoveryPeriod: 25h}"), "spec.health.recoveryPeriod",
+       "Invalid value: \"25h\": must be between 1m0s and 24h0m0s"},
+      {"policy-xid-twice", policy_health("{xids: [{codes: [79], action: Cordon}, {codes: [48, 79], action: Taint}]}"),
+       "spec.health.xids[1].codes[1]", "Duplicate value: 79: XID already handled by xids[0]"},
+      {"node-health-copied", node_health("{xids: [{codes: [79], action: Cordon}], recoveryPeriod: 10m, "
+                                         "maxUnhealthyNodes: \"10%\"}"),
+       "", ""},
+      {"node-health-recovery-too-short", node_health("{recoveryPeriod: 0s}"), "spec.health.recoveryPeriod",
+       "Invalid value: \"0s\": must be between 1m0s and 24h0m0s"},
+      {"node-health-critical-below-warning", node_health("{temperature: {warningCelsius: 90, criticalCelsius: 85}}"),
+       "spec.health.temperature.criticalCelsius",
+       "Invalid value: 85: criticalCelsius must be greater than warningCelsius (90)"},
+      {"node-health-xid-twice", node_health("{xids: [{codes: [79, 79], action: Cordon}]}"),
+       "spec.health.xids[0].codes[1]", "Duplicate value: 79: XID already handled by xids[0]"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name + "\n" + c.yaml);
+    const auto ps = problems_of(c.yaml);
+    if (c.path.empty()) {
+      EXPECT_TRUE(ps.empty()) << dump(ps);
+      continue;
+    }
+    ASSERT_EQ(ps.size(), 1u) << dump(ps);
+    EXPECT_EQ(ps[0].path, c.path) << dump(ps);
+    EXPECT_EQ(ps[0].reason, c.reason) << dump(ps);
+  }
+}
+
+TEST(SemanticHealth, SchemaRefusesTooLongLimits) {
+  const auto ps = problems_of(policy_health("{maxUnhealthyNodes: \"1000%\"}"));
+  EXPECT_TRUE(has(ps, "spec.health.maxUnhealthyNodes", "Too long")) << dump(ps);
+}
+
+}  // namespace
