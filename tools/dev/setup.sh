@@ -7,6 +7,7 @@ packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev pkg-config git openssl ca-certificates curl
   libcurl4-openssl-dev libssl-dev rapidjson-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libcli11-dev libcpp-httplib-dev libtinyxml2-dev libhowardhinnant-date-dev tzdata ccache
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   prometheus python3-kubernetes python3-yaml
 )
 
