@@ -73,8 +73,14 @@ void merge_list(Inventory& inventory, const std::vector<ListEntry>& list);
 // `amd-smi metric --json` (plain-array and gpu_data forms) -> one GpuMetrics
 // per GPU, sorted by index: temperature (temperature.hotspot, else .edge),
 // power (power.socket_power, else current_power / average_socket_power),
-// utilisation (usage.gfx_activity or gfx_usage), memory used
-// (mem_usage.used_vram), ECC totals (ecc.total_[un]correctable[_count]).
+// utilisation (usage.gfx_activity or gfx_usage), memory used / free / total
+// (mem_usage.used_vram, free_vram, total_vram), energy
+// (energy.total_energy_consumption, joules), SM and memory clocks
+// (clock.gfx_0.clk / clock.mem_0.clk; ROCm 6.0's clock.gfx / clock.mem),
+// ECC totals (ecc.total_[un]correctable[_count]). amd-smi reports no NVML
+// clock event mask (power.throttle_status is a yes/no): those stay empty. A
+// partitioned GPU (CPX) is listed as one GPU per partition, so its
+// partitions are GpuMetrics of their own; `instances` stays empty.
 Parsed<std::vector<GpuMetrics>> parse_metric_json(std::string_view json);
 
 // A GPU's partition modes as amd-smi reports them ("CPX", "NPS4"; "" when N/A).
@@ -102,8 +108,11 @@ Parsed<std::vector<GpuProcess>> parse_process_json(std::string_view json);
 // --showmemorypartition): {"card0": {...}, "system": {...}} -> Inventory.
 // Keys are matched case-insensitively ("Card series" / "Card Series").
 Parsed<Inventory> parse_rocm_smi_json(std::string_view json, const gpu::Catalog& catalog);
-// `rocm-smi --showtemp --showpower --showuse --showmeminfo vram --json` -> metrics.
-// rocm-smi reports no ECC totals here; those stay unset.
+// `rocm-smi --showtemp --showpower --showuse --showmeminfo vram --showclocks
+// --showenergycounter --json` -> metrics: memory total and used (free their
+// difference), clocks from "sclk clock speed:" / "mclk clock speed:"
+// ("(1700Mhz)"), energy from "Accumulated Energy (uJ)". rocm-smi reports no
+// ECC totals or clock event mask here; those stay unset.
 Parsed<std::vector<GpuMetrics>> parse_rocm_smi_metrics_json(std::string_view json);
 
 // "SPX", "cpx", "CPX*" (amd-smi marks the current profile) -> "CPX"; "N/A" -> "".

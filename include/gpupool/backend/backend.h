@@ -17,7 +17,13 @@
 //   by the agent's operation code.
 // - Reads report the truth of the hardware now; an implementation keeps no
 //   state the hardware does not also hold, so an agent restarted half-way
-//   through a change reads where it stands.
+//   through a change reads where it stands. The one exception is a rate that
+//   needs two readings apart in time (NVML's GPM metrics of MIG instances):
+//   the NVML backend keeps the previous reading of each instance, so the
+//   first metrics() after start (or after an instance appears) leaves those
+//   fields empty. Losing it on restart costs one round of values, no truth.
+// - Metrics never invent a number: a field the backend, the tool or the
+//   hardware cannot report stays empty (std::nullopt), never 0.
 #pragma once
 
 #include <chrono>
@@ -114,14 +120,76 @@ struct GpuProcess {
   bool operator==(const GpuProcess&) const = default;
 };
 
+// What one MIG GPU instance is doing, as a metrics exporter publishes it per
+// instance. Every field is empty where the backend, driver or GPU cannot say.
+struct InstanceMetrics {
+  int gpu_instance_id = -1;                      // MigInstance::gpu_instance_id
+  // Share of the time the instance's engines ran work, 0..100: NVML GPM's
+  // GRAPHICS_UTIL (else SM_UTIL) of the instance (Hopper and newer), the
+  // per-instance counterpart of GpuMetrics::utilization_percent.
+  std::optional<double> utilization_percent;
+  std::optional<double> graphics_engine_active;  // 0..1, dcgm-exporter's DCGM_FI_PROF_GR_ENGINE_ACTIVE
+  std::optional<double> dram_active;             // 0..1, DCGM_FI_PROF_DRAM_ACTIVE
+  std::optional<std::int64_t> memory_used_mib;   // of the instance's own memory
+  std::optional<std::int64_t> memory_free_mib;
+  std::optional<std::int64_t> memory_total_mib;
+  bool operator==(const InstanceMetrics&) const = default;
+};
+
+// NVML's clock event ("throttle") reasons: the bits of
+// nvmlDeviceGetCurrentClocksEventReasons and of dcgm-exporter's
+// DCGM_FI_DEV_CLOCK_THROTTLE_REASONS / CLOCKS_EVENT_REASONS, with the
+// vendor-neutral names GpuMetrics::clock_event_reasons uses.
+struct ClockEventReason {
+  std::uint64_t nvml_bit;
+  const char* name;
+};
+inline constexpr ClockEventReason kClockEventReasons[] = {
+    {0x001, "gpu_idle"},
+    {0x002, "applications_clocks_setting"},
+    {0x004, "sw_power_cap"},
+    {0x008, "hw_slowdown"},
+    {0x010, "sync_boost"},
+    {0x020, "sw_thermal_slowdown"},
+    {0x040, "hw_thermal_slowdown"},
+    {0x080, "hw_power_brake_slowdown"},
+    {0x100, "display_clock_setting"},
+};
+// The names of the reasons set in an NVML mask, in kClockEventReasons order;
+// bits NVML has not defined are left out (the mask keeps them).
+std::vector<std::string> clock_event_reason_names(std::uint64_t nvml_mask);
+
+// What one GPU is doing, as a metrics exporter (vendor-neutral families,
+// dcgm-exporter's and AMD's device-metrics-exporter's names) publishes it.
+// Every optional is empty where the backend, tool, driver or GPU cannot say;
+// a backend never fills a gap with a made-up value.
 struct GpuMetrics {
   int index = 0;
   std::optional<double> temperature_celsius;
   std::optional<double> power_watts;
-  std::optional<double> utilization_percent;      // GPU (SM) utilisation
+  // Share of the time work ran on the GPU, 0..100 (NVML utilization.gpu, AMD
+  // gfx activity). Empty for an NVIDIA GPU in MIG mode: see `instances`.
+  std::optional<double> utilization_percent;
   std::optional<std::int64_t> memory_used_mib;
+  std::optional<std::int64_t> memory_free_mib;
+  std::optional<std::int64_t> memory_total_mib;
+  // Energy used since the driver was loaded (NVML
+  // nvmlDeviceGetTotalEnergyConsumption; AMD's energy accumulator).
+  std::optional<std::int64_t> energy_millijoules;
+  std::optional<std::int64_t> sm_clock_mhz;      // AMD: the (first) gfx clock
+  std::optional<std::int64_t> memory_clock_mhz;
   std::optional<std::int64_t> ecc_corrected_total;    // volatile counts since driver load
   std::optional<std::int64_t> ecc_uncorrected_total;
+  // The active clock event ("throttle") reasons by their kClockEventReasons
+  // names; an empty list: none active; empty optional: unknown.
+  std::optional<std::vector<std::string>> clock_event_reasons;
+  // The same as NVML's raw bitmask, where the backend reads one.
+  std::optional<std::uint64_t> clock_event_reasons_mask;
+  // One per MIG GPU instance, sorted by gpu_instance_id; empty when the GPU
+  // is not in MIG mode (or the backend cannot see its instances). AMD
+  // partitions are not listed here: amd-smi reports each as a GPU of its own.
+  std::vector<InstanceMetrics> instances;
+  bool operator==(const GpuMetrics&) const = default;
 };
 
 struct XidEvent {

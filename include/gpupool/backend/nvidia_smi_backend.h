@@ -10,6 +10,11 @@
 //                   nvidia-smi topo -m for the links (a topo -m that fails
 //                   leaves links empty: containers and vGPU guests refuse it).
 //   metrics()       nvidia-smi --query-gpu=<nvsmi::kQueryGpuFields> --format=csv,noheader,nounits
+//                   (kQueryGpuFieldsBeforeR535 when the driver calls a field
+//                   "not a valid field to query"); when a GPU has MIG enabled
+//                   also nvidia-smi -q -x for each MIG instance's memory.
+//                   No energy (nvidia-smi offers none) and no MIG instance
+//                   activity (nvidia-smi reports none).
 //   processes()     nvidia-smi -q -x (<processes>; the GPU instance when on MIG)
 //   wait_xid_events nvidia-smi cannot wait for XID events: it waits out the
 //                   timeout (blocked, not polling) and returns none. Use the

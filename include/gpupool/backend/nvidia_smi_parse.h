@@ -65,6 +65,8 @@ struct XmlMigDevice {
   int gpu_instance_id = -1;
   int compute_instance_id = -1;
   std::int64_t memory_mib = 0;   // <fb_memory_usage><total>; 0 when absent
+  std::optional<std::int64_t> memory_used_mib;  // <fb_memory_usage><used>
+  std::optional<std::int64_t> memory_free_mib;  // <fb_memory_usage><free>
   bool operator==(const XmlMigDevice&) const = default;
 };
 
@@ -112,11 +114,26 @@ ParseResult<std::vector<ListedGpu>> parse_list(std::string_view text);
 
 // ---- nvidia-smi --query-gpu=... --format=csv -------------------------------
 
-// The fields the backend asks for, in this order.
+// The fields the backend asks for, in this order. nvidia-smi names some of
+// them differently in its header ("clocks.current.sm [MHz]" for clocks.sm,
+// "clocks.current.memory" for clocks.mem); drivers before R535 know the
+// clock event reasons only as clocks_throttle_reasons.active, which
+// kQueryGpuFieldsBeforeR535 asks for instead (same columns, same order).
+// nvidia-smi offers no total-energy field, so energy stays empty.
 inline constexpr std::string_view kQueryGpuFields =
     "index,uuid,name,pci.bus_id,memory.total,driver_version,mig.mode.current,mig.mode.pending,"
     "temperature.gpu,power.draw,utilization.gpu,memory.used,"
-    "ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total";
+    "ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total,"
+    "memory.free,clocks.sm,clocks.mem,clocks_event_reasons.active";
+inline constexpr std::string_view kQueryGpuFieldsBeforeR535 =
+    "index,uuid,name,pci.bus_id,memory.total,driver_version,mig.mode.current,mig.mode.pending,"
+    "temperature.gpu,power.draw,utilization.gpu,memory.used,"
+    "ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total,"
+    "memory.free,clocks.sm,clocks.mem,clocks_throttle_reasons.active";
+inline constexpr std::size_t kQueryGpuColumns = 18;
+// The first columns alone: the list this project asked for before it read
+// clocks and clock event reasons (recorded outputs keep that shape).
+inline constexpr std::size_t kQueryGpuColumnsBeforeTelemetry = 14;
 
 struct QueryGpuRow {
   int index = 0;
@@ -127,14 +144,19 @@ struct QueryGpuRow {
   std::string driver_version;
   std::optional<MigMode> mig_current;  // absent on GPUs without MIG
   std::optional<MigMode> mig_pending;
-  GpuMetrics metrics;                  // index, temperature, power, utilisation, memory used, ECC
+  // index, temperature, power, utilisation, memory used / free / total, SM
+  // and memory clocks, ECC, clock event reasons with their NVML mask
+  // ("0x0000000000000001" -> gpu_idle); no energy, no MIG instances.
+  GpuMetrics metrics;
 };
-// Without a header (noheader): every line has exactly the kQueryGpuFields
-// columns in that order. With the header line ("index, uuid, ... memory.total
-// [MiB], ..."), columns are matched by name, may come in any order and may be
-// missing except index; unknown columns are ignored. Values may carry units
-// ("81559 MiB", "71.15 W", "45 %") or not (nounits). Errors name the line and
-// the column: a wrong number of columns, an index or number that does not read.
+// Without a header (noheader): every line has exactly the kQueryGpuColumns
+// columns of kQueryGpuFields in that order (or its first
+// kQueryGpuColumnsBeforeTelemetry). With the header line ("index, uuid, ...
+// memory.total [MiB], ..."), columns are matched by name, either spelling,
+// may come in any order and may be missing except index; unknown columns are
+// ignored. Values may carry units ("81559 MiB", "71.15 W", "45 %", "345 MHz")
+// or not (nounits). Errors name the line and the column: a wrong number of
+// columns, an index, number or hexadecimal mask that does not read.
 ParseResult<std::vector<QueryGpuRow>> parse_query_gpu_csv(std::string_view text);
 
 // ---- nvidia-smi mig -lgi / -lgip / -lgipp / -lci ---------------------------
@@ -223,5 +245,11 @@ void merge_mig_tables(Inventory& inventory, const std::vector<GpuInstanceRow>& g
                       const std::vector<ComputeInstanceRow>& compute_instances,
                       const std::vector<XmlMigDevice>& mig_devices, const std::vector<ListedGpu>& listed,
                       const gpu::Catalog& catalog);
+
+// Gives each GpuMetrics of a GPU with <mig_device>s one InstanceMetrics per
+// GPU instance (sorted by id) holding the memory of its device with the
+// lowest compute instance id (total 0 in the log reads as unknown).
+// nvidia-smi reports no activity per MIG instance: those fields stay empty.
+void merge_mig_device_memory(std::vector<GpuMetrics>& metrics, const std::vector<XmlMigDevice>& mig_devices);
 
 }  // namespace gpupool::backend::nvsmi

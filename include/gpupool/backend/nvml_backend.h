@@ -15,6 +15,16 @@
 //   "nvmlDeviceGetName(GPU 1): GPU is lost (NVML_ERROR_GPU_IS_LOST)".
 //   Metrics a GPU does not support (NVML_ERROR_NOT_SUPPORTED) are left empty
 //   instead.
+// - metrics(): per GPU, NVML's readings (nvmlDeviceGetMemoryInfo,
+//   GetTemperature(V), GetPowerUsage, GetUtilizationRates,
+//   GetTotalEnergyConsumption, GetClockInfo for SM and memory clocks,
+//   GetCurrentClocksEventReasons (GetCurrentClocksThrottleReasons before
+//   R535), GetTotalEccErrors); per MIG instance, memory through its MIG
+//   device handle and, on GPUs with GPM (Hopper and newer), GRAPHICS_UTIL,
+//   SM_UTIL and DRAM_BW_UTIL from nvmlGpmMigSampleGet. GPM compares two
+//   samples: the backend keeps each instance's last one, so those fields are
+//   empty on the first metrics() and cover the time since the previous call
+//   afterwards.
 // - MIG profiles are named by the catalog: a profile of a GPU instance is the
 //   catalog profile with the same NVML profile id on the GPU's model;
 //   create_mig_instance uses the catalog's id for the name it is given.

@@ -20,6 +20,13 @@
 //       xids: [{gpu: 0, xid: 79}]       # delivered once each by wait_xid_events
 //       temperatureCelsius: {0: 95}
 //       eccUncorrected: {0: 2}
+//       telemetry:                      # what metrics() reports, by GPU index
+//         0:
+//           utilizationPercent: 42
+//           clockEventReasons: [sw_power_cap]
+//           instances: {1: {utilizationPercent: 17}}   # by GPU instance id
+//   (lib/backend/simulated/simulated_telemetry.h lists the telemetry fields
+//   and the defaults of what the world leaves out.)
 // - the *hardware state* (`state_path`, JSON, written only by the backend,
 //   atomically after every change): MIG modes, GPU instances, AMD partitions
 //   and the installed driver. It outlives the agent, as a GPU's state outlives

@@ -22,7 +22,8 @@ class RocmSmiBackend final : public AmdBackendBase {
 
   std::vector<GpuMetrics> metrics() override {
     return value_or_throw(amdsmi::parse_rocm_smi_metrics_json(
-        tool_.run({"--showtemp", "--showpower", "--showuse", "--showmeminfo", "vram", "--json"})));
+        tool_.run({"--showtemp", "--showpower", "--showuse", "--showmeminfo", "vram", "--showclocks",
+                   "--showenergycounter", "--json"})));
   }
 
   std::vector<GpuProcess> processes() override {

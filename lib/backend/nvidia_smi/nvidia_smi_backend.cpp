@@ -71,8 +71,13 @@ class NvidiaSmiBackend final : public GpuBackend {
 
   std::vector<GpuMetrics> metrics() override {
     std::vector<GpuMetrics> out;
-    for (auto& row : query_gpu({})) out.push_back(row.metrics);
+    bool any_mig = false;
+    for (auto& row : query_gpu({})) {
+      any_mig = any_mig || row.mig_current == MigMode::enabled;
+      out.push_back(row.metrics);
+    }
     std::sort(out.begin(), out.end(), [](const GpuMetrics& a, const GpuMetrics& b) { return a.index < b.index; });
+    if (any_mig) nvsmi::merge_mig_device_memory(out, query_xml().mig_devices);
     return out;
   }
 
@@ -160,6 +165,7 @@ class NvidiaSmiBackend final : public GpuBackend {
  private:
   NvidiaSmiCommand command_;
   const gpu::Catalog& catalog_;
+  bool before_r535_ = false;  // which --query-gpu list the driver took last (not hardware state: a vocabulary)
 
   static void check_index(int gpu_index) {
     if (gpu_index < 0 || gpu_index >= nvsmi::kMaxGpus) {
@@ -172,10 +178,23 @@ class NvidiaSmiBackend final : public GpuBackend {
     return parsed_or_throw(nvsmi::parse_query_xml(command_.run(args), catalog_), args);
   }
 
+  // --query-gpu with the field list this driver knows: a driver before R535
+  // refuses clocks_event_reasons.active ("... is not a valid field to
+  // query"), a later one might drop clocks_throttle_reasons.active. The list
+  // that worked last is tried first (a driver install may change it).
   std::vector<nvsmi::QueryGpuRow> query_gpu(const std::vector<std::string>& extra) {
-    std::vector<std::string> args{"--query-gpu=" + std::string(nvsmi::kQueryGpuFields), "--format=csv,noheader,nounits"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return parsed_or_throw(nvsmi::parse_query_gpu_csv(command_.run(args)), args);
+    for (int attempt = 0;; ++attempt) {
+      const std::string_view fields = before_r535_ ? nvsmi::kQueryGpuFieldsBeforeR535 : nvsmi::kQueryGpuFields;
+      std::vector<std::string> args{"--query-gpu=" + std::string(fields), "--format=csv,noheader,nounits"};
+      args.insert(args.end(), extra.begin(), extra.end());
+      const nvsmi::CommandOutput output = command_.run_any_exit(args);
+      if (attempt == 0 && lower(output.out + "\n" + output.err).find("not a valid field to query") != std::string::npos) {
+        before_r535_ = !before_r535_;
+        continue;
+      }
+      if (output.exit_code != 0) NvidiaSmiCommand::throw_exit(args, output);
+      return parsed_or_throw(nvsmi::parse_query_gpu_csv(output.out), args);
+    }
   }
 
   // mig -lgi / -lci: "No GPU instances found" (with a non-zero exit) is an empty table.

@@ -28,6 +28,8 @@ struct nvmlDevice_t { nvmlDevice_st* handle; };
 struct nvmlGpuInstance_t { nvmlGpuInstance_st* handle; };
 struct nvmlComputeInstance_t { nvmlComputeInstance_st* handle; };
 struct nvmlEventSet_t { nvmlEventSet_st* handle; };
+struct nvmlGpmSample_st;
+struct nvmlGpmSample_t { nvmlGpmSample_st* handle; };  // from nvmlGpmSampleAlloc
 
 // ---- nvmlReturn_t
 using nvmlReturn_t = int;
@@ -96,6 +98,35 @@ inline constexpr int NVML_NVLINK_DEVICE_TYPE_GPU = 0x00;
 inline constexpr int NVML_NVLINK_DEVICE_TYPE_IBMNPU = 0x01;
 inline constexpr int NVML_NVLINK_DEVICE_TYPE_SWITCH = 0x02;
 inline constexpr int NVML_NVLINK_DEVICE_TYPE_UNKNOWN = 0xFF;
+
+// nvmlClockType_t
+inline constexpr int NVML_CLOCK_GRAPHICS = 0;
+inline constexpr int NVML_CLOCK_SM = 1;
+inline constexpr int NVML_CLOCK_MEM = 2;
+// The bits of nvmlDeviceGetCurrentClocksEventReasons (nvmlClocksEventReason*,
+// named nvmlClocksThrottleReason* before R535; the values never changed).
+// backend.h's kClockEventReasons names them.
+inline constexpr unsigned long long nvmlClocksEventReasonGpuIdle = 0x1ULL;
+inline constexpr unsigned long long nvmlClocksEventReasonApplicationsClocksSetting = 0x2ULL;
+inline constexpr unsigned long long nvmlClocksEventReasonSwPowerCap = 0x4ULL;
+inline constexpr unsigned long long nvmlClocksThrottleReasonHwSlowdown = 0x8ULL;
+inline constexpr unsigned long long nvmlClocksEventReasonSyncBoost = 0x10ULL;
+inline constexpr unsigned long long nvmlClocksEventReasonSwThermalSlowdown = 0x20ULL;
+inline constexpr unsigned long long nvmlClocksThrottleReasonHwThermalSlowdown = 0x40ULL;
+inline constexpr unsigned long long nvmlClocksThrottleReasonHwPowerBrakeSlowdown = 0x80ULL;
+inline constexpr unsigned long long nvmlClocksEventReasonDisplayClockSetting = 0x100ULL;
+
+// ---- GPM (GPU performance monitoring, R520+, Hopper and newer GPUs)
+// nvmlGpmMetricId_t values used here.
+inline constexpr unsigned NVML_GPM_METRIC_GRAPHICS_UTIL = 1;  // % of time any graphics/compute work was active
+inline constexpr unsigned NVML_GPM_METRIC_SM_UTIL = 2;        // % of SMs busy
+inline constexpr unsigned NVML_GPM_METRIC_DRAM_BW_UTIL = 10;  // % of DRAM bandwidth used
+// The size of nvmlGpmMetricsGet_t::metrics in API 13 (98 in the first GPM
+// headers). NVML reads only the first numMetrics entries, so any size at or
+// above the count asked for works with every driver.
+inline constexpr unsigned NVML_GPM_METRIC_MAX = 333;
+inline constexpr unsigned NVML_GPM_METRICS_GET_VERSION = 1;
+inline constexpr unsigned NVML_GPM_SUPPORT_VERSION = 1;
 
 // ---- events
 inline constexpr unsigned long long nvmlEventTypeXidCriticalError = 0x0000000000000008ULL;
@@ -282,6 +313,36 @@ struct nvmlComputeInstanceInfo_t {
 };
 static_assert(sizeof(nvmlComputeInstanceInfo_t) == 32);
 
+// nvmlGpmMetric_t: one metric of nvmlGpmMetricsGet.
+struct nvmlGpmMetricMetricInfo_t {
+  char* shortName;
+  char* longName;
+  char* unit;
+};
+struct nvmlGpmMetric_t {
+  unsigned int metricId;    // IN: NVML_GPM_METRIC_*
+  nvmlReturn_t nvmlReturn;  // OUT: this metric's status; value is valid only on NVML_SUCCESS
+  double value;             // OUT
+  nvmlGpmMetricMetricInfo_t metricInfo;  // OUT: names and unit (may be null)
+};
+static_assert(sizeof(nvmlGpmMetric_t) == 40);
+
+// nvmlGpmMetricsGet_t: the metrics between sample1 and sample2 (taken in that order).
+struct nvmlGpmMetricsGet_t {
+  unsigned int version;     // NVML_GPM_METRICS_GET_VERSION
+  unsigned int numMetrics;  // entries of metrics[] to compute
+  nvmlGpmSample_t sample1;
+  nvmlGpmSample_t sample2;
+  nvmlGpmMetric_t metrics[NVML_GPM_METRIC_MAX];
+};
+static_assert(sizeof(nvmlGpmMetricsGet_t) == 24 + 40 * NVML_GPM_METRIC_MAX);
+
+struct nvmlGpmSupport_t {
+  unsigned int version;            // NVML_GPM_SUPPORT_VERSION
+  unsigned int isSupportedDevice;  // OUT: non-zero when the GPU supports GPM
+};
+static_assert(sizeof(nvmlGpmSupport_t) == 8);
+
 // NVML_STRUCT_VERSION(data, ver) = sizeof(struct) | ver << 24.
 inline constexpr unsigned nvml_struct_version(unsigned size, unsigned ver) { return size | (ver << 24U); }
 inline constexpr unsigned nvmlGpuInstanceProfileInfo_v2 = nvml_struct_version(sizeof(nvmlGpuInstanceProfileInfo_v2_t), 2);
@@ -307,6 +368,10 @@ using nvmlDeviceGetTemperature_fn = nvmlReturn_t (*)(nvmlDevice_t, int, unsigned
 using nvmlDeviceGetPowerUsage_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);  // milliwatts
 using nvmlDeviceGetUtilizationRates_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlUtilization_t*);
 using nvmlDeviceGetTotalEccErrors_fn = nvmlReturn_t (*)(nvmlDevice_t, int, int, unsigned long long*);
+using nvmlDeviceGetTotalEnergyConsumption_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*);  // millijoules
+using nvmlDeviceGetClockInfo_fn = nvmlReturn_t (*)(nvmlDevice_t, int, unsigned int*);                 // MHz
+using nvmlDeviceGetCurrentClocksEventReasons_fn =
+    nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*);  // also nvmlDeviceGetCurrentClocksThrottleReasons
 using nvmlDeviceGetComputeRunningProcesses_v3_fn =
     nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*);  // also _v2 (same layout)
 using nvmlDeviceGetTopologyCommonAncestor_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t, int*);
@@ -342,5 +407,10 @@ using nvmlDeviceGetMaxMigDeviceCount_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigne
 using nvmlDeviceGetMigDeviceHandleByIndex_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlDevice_t*);
 using nvmlDeviceGetGpuInstanceId_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
 using nvmlDeviceGetComputeInstanceId_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
+using nvmlGpmQueryDeviceSupport_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlGpmSupport_t*);
+using nvmlGpmSampleAlloc_fn = nvmlReturn_t (*)(nvmlGpmSample_t*);
+using nvmlGpmSampleFree_fn = nvmlReturn_t (*)(nvmlGpmSample_t);
+using nvmlGpmMigSampleGet_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpmSample_t);  // by GPU-instance id
+using nvmlGpmMetricsGet_fn = nvmlReturn_t (*)(nvmlGpmMetricsGet_t*);
 
 }  // extern "C"

@@ -11,7 +11,8 @@ class NvmlBackend final : public GpuBackend {
   explicit NvmlBackend(const NvmlOptions& options)
       : lib_(options.library_path),
         catalog_(options.catalog != nullptr ? *options.catalog : gpu::Catalog::builtin()),
-        events_(lib_) {}
+        events_(lib_),
+        gpm_(lib_) {}
 
   std::string name() const override { return "nvml"; }
 
@@ -32,7 +33,13 @@ class NvmlBackend final : public GpuBackend {
   std::vector<GpuMetrics> metrics() override {
     std::vector<GpuMetrics> all;
     const auto devices = nvml::device_handles(lib_);
-    for (std::size_t i = 0; i < devices.size(); ++i) all.push_back(nvml::read_metrics(lib_, devices[i], static_cast<int>(i)));
+    gpm_.begin_round();
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      const int gpu = static_cast<int>(i);
+      all.push_back(nvml::read_metrics(lib_, devices[i], gpu));
+      all.back().instances = nvml::read_instance_metrics(lib_, gpm_, devices[i], gpu);
+    }
+    gpm_.end_round();
     return all;
   }
 
@@ -68,9 +75,10 @@ class NvmlBackend final : public GpuBackend {
   }
 
  private:
-  nvml::Library lib_;  // first in, last out: the event set is freed before nvmlShutdown
+  nvml::Library lib_;  // first in, last out: the event set and GPM samples are freed before nvmlShutdown
   const gpu::Catalog& catalog_;
   nvml::XidEventSource events_;
+  nvml::GpmSampler gpm_;  // the previous GPM sample of each MIG instance (backend.h's one exception)
 };
 
 }  // namespace

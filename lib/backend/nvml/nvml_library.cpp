@@ -41,6 +41,9 @@ Api resolve(void* h) {
   find(h, a.power_usage, {"nvmlDeviceGetPowerUsage"});
   find(h, a.utilization, {"nvmlDeviceGetUtilizationRates"});
   find(h, a.total_ecc_errors, {"nvmlDeviceGetTotalEccErrors"});
+  find(h, a.total_energy, {"nvmlDeviceGetTotalEnergyConsumption"});
+  find(h, a.clock_info, {"nvmlDeviceGetClockInfo"});
+  find(h, a.clocks_event_reasons, {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
   find(h, a.compute_processes, {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"});
   find(h, a.topology_common_ancestor, {"nvmlDeviceGetTopologyCommonAncestor"});
   find(h, a.nvlink_state, {"nvmlDeviceGetNvLinkState"});
@@ -69,6 +72,11 @@ Api resolve(void* h) {
   find(h, a.mig_device_handle_by_index, {"nvmlDeviceGetMigDeviceHandleByIndex"});
   find(h, a.mig_device_gpu_instance_id, {"nvmlDeviceGetGpuInstanceId"});
   find(h, a.mig_device_compute_instance_id, {"nvmlDeviceGetComputeInstanceId"});
+  find(h, a.gpm_query_device_support, {"nvmlGpmQueryDeviceSupport"});
+  find(h, a.gpm_sample_alloc, {"nvmlGpmSampleAlloc"});
+  find(h, a.gpm_sample_free, {"nvmlGpmSampleFree"});
+  find(h, a.gpm_mig_sample_get, {"nvmlGpmMigSampleGet"});
+  find(h, a.gpm_metrics_get, {"nvmlGpmMetricsGet"});
   return a;
 }
 

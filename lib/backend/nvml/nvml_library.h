@@ -46,6 +46,9 @@ struct Api {
   nvmlDeviceGetPowerUsage_fn power_usage = nullptr;
   nvmlDeviceGetUtilizationRates_fn utilization = nullptr;
   nvmlDeviceGetTotalEccErrors_fn total_ecc_errors = nullptr;
+  nvmlDeviceGetTotalEnergyConsumption_fn total_energy = nullptr;
+  nvmlDeviceGetClockInfo_fn clock_info = nullptr;
+  nvmlDeviceGetCurrentClocksEventReasons_fn clocks_event_reasons = nullptr;  // ...EventReasons, ...ThrottleReasons
   nvmlDeviceGetComputeRunningProcesses_v3_fn compute_processes = nullptr;  // _v3, _v2
   nvmlDeviceGetTopologyCommonAncestor_fn topology_common_ancestor = nullptr;
   nvmlDeviceGetNvLinkState_fn nvlink_state = nullptr;
@@ -74,6 +77,11 @@ struct Api {
   nvmlDeviceGetMigDeviceHandleByIndex_fn mig_device_handle_by_index = nullptr;
   nvmlDeviceGetGpuInstanceId_fn mig_device_gpu_instance_id = nullptr;
   nvmlDeviceGetComputeInstanceId_fn mig_device_compute_instance_id = nullptr;
+  nvmlGpmQueryDeviceSupport_fn gpm_query_device_support = nullptr;
+  nvmlGpmSampleAlloc_fn gpm_sample_alloc = nullptr;
+  nvmlGpmSampleFree_fn gpm_sample_free = nullptr;
+  nvmlGpmMigSampleGet_fn gpm_mig_sample_get = nullptr;
+  nvmlGpmMetricsGet_fn gpm_metrics_get = nullptr;
 };
 
 class Library {

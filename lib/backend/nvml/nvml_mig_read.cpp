@@ -102,12 +102,12 @@ std::vector<nvmlComputeInstance_t> compute_instances(const Library& lib, nvmlGpu
   return all;
 }
 
-std::map<std::pair<int, int>, std::string> mig_device_uuids(const Library& lib, nvmlDevice_t device, int gpu) {
+std::vector<MigDevice> mig_devices(const Library& lib, nvmlDevice_t device, int gpu) {
   const Api& api = lib.api();
-  std::map<std::pair<int, int>, std::string> uuids;
+  std::vector<MigDevice> devices;
   if (api.max_mig_device_count == nullptr || api.mig_device_handle_by_index == nullptr ||
       api.mig_device_gpu_instance_id == nullptr || api.mig_device_compute_instance_id == nullptr) {
-    return uuids;
+    return devices;
   }
   unsigned max_count = 0;
   lib.check(api.max_mig_device_count(device, &max_count), "nvmlDeviceGetMaxMigDeviceCount", gpu);
@@ -119,11 +119,30 @@ std::map<std::pair<int, int>, std::string> mig_device_uuids(const Library& lib, 
     unsigned gi = 0, ci = 0;
     lib.check(api.mig_device_gpu_instance_id(mig, &gi), "nvmlDeviceGetGpuInstanceId", gpu);
     lib.check(api.mig_device_compute_instance_id(mig, &ci), "nvmlDeviceGetComputeInstanceId", gpu);
+    devices.push_back({mig, static_cast<int>(gi), static_cast<int>(ci)});
+  }
+  return devices;
+}
+
+std::map<std::pair<int, int>, std::string> mig_device_uuids(const Library& lib, nvmlDevice_t device, int gpu) {
+  std::map<std::pair<int, int>, std::string> uuids;
+  for (const MigDevice& mig : mig_devices(lib, device, gpu)) {
     char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = {};
-    lib.check(api.uuid(mig, uuid, sizeof uuid), "nvmlDeviceGetUUID", gpu, "MIG device " + std::to_string(index));
-    uuids[{static_cast<int>(gi), static_cast<int>(ci)}] = from_buffer(uuid);
+    lib.check(lib.api().uuid(mig.handle, uuid, sizeof uuid), "nvmlDeviceGetUUID", gpu,
+              "GPU instance " + std::to_string(mig.gpu_instance_id) + ", compute instance " +
+                  std::to_string(mig.compute_instance_id));
+    uuids[{mig.gpu_instance_id, mig.compute_instance_id}] = from_buffer(uuid);
   }
   return uuids;
+}
+
+bool mig_enabled(const Library& lib, nvmlDevice_t device, int gpu) {
+  if (lib.api().get_mig_mode == nullptr) return false;
+  unsigned current = NVML_DEVICE_MIG_DISABLE, pending = NVML_DEVICE_MIG_DISABLE;
+  const nvmlReturn_t ret = lib.api().get_mig_mode(device, &current, &pending);
+  if (ret == NVML_ERROR_NOT_SUPPORTED) return false;
+  lib.check(ret, "nvmlDeviceGetMigMode", gpu);
+  return current == NVML_DEVICE_MIG_ENABLE;
 }
 
 MigInstance describe_gpu_instance(const Library& lib, nvmlGpuInstance_t instance, int gpu, const gpu::GpuModel* model,

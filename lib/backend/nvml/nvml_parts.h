@@ -4,7 +4,9 @@
 #pragma once
 
 #include <chrono>
+#include <compare>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,9 +47,20 @@ struct ProfileInfo {
 std::vector<ProfileInfo> gpu_instance_profiles(const Library& lib, nvmlDevice_t device, int gpu);
 std::vector<ProfileInfo> compute_instance_profiles(const Library& lib, nvmlGpuInstance_t instance, int gpu);
 std::vector<nvmlComputeInstance_t> compute_instances(const Library& lib, nvmlGpuInstance_t instance, int gpu);
+// One MIG device (a compute instance, with a device handle of its own).
+struct MigDevice {
+  nvmlDevice_t handle{nullptr};
+  int gpu_instance_id = -1;
+  int compute_instance_id = -1;
+};
+// Every MIG device of `device`, in NVML's index order; empty when the library
+// lacks the MIG device-handle functions.
+std::vector<MigDevice> mig_devices(const Library& lib, nvmlDevice_t device, int gpu);
 // (GI id, CI id) -> "MIG-..." for every MIG device; empty when the library
 // lacks the MIG device-handle functions.
 std::map<std::pair<int, int>, std::string> mig_device_uuids(const Library& lib, nvmlDevice_t device, int gpu);
+// Whether MIG mode is on now; false when the GPU (or library) has no MIG.
+bool mig_enabled(const Library& lib, nvmlDevice_t device, int gpu);
 MigInstance describe_gpu_instance(const Library& lib, nvmlGpuInstance_t instance, int gpu, const gpu::GpuModel* model,
                                   const std::map<std::pair<int, int>, std::string>& uuids);
 // Every GPU instance, sorted by placement start (MIG mode must be enabled).
@@ -65,8 +78,67 @@ std::vector<GpuLink> read_links(const Library& lib, const std::vector<nvmlDevice
                                 const std::vector<std::string>& bus_ids);
 
 // ---- nvml_telemetry.cpp: metrics and processes of one GPU
+// Every GpuMetrics field but `instances`.
 GpuMetrics read_metrics(const Library& lib, nvmlDevice_t device, int gpu);
 std::vector<GpuProcess> read_processes(const Library& lib, nvmlDevice_t device, int gpu);
+
+// ---- nvml_gpm.cpp: GPM metrics of MIG instances, from two samples in time
+// The GPM metrics between an instance's previous sample and this one (each
+// empty when NVML reports it invalid), in NVML's percent.
+struct GpmReading {
+  std::optional<double> graphics_util;
+  std::optional<double> sm_util;
+  std::optional<double> dram_bw_util;
+};
+// Whose previous sample a new one is compared with: a GPU instance destroyed
+// and made again (another UUID, profile or placement) starts afresh.
+struct GpmKey {
+  int gpu = 0;
+  int gpu_instance_id = -1;
+  int profile_id = -1;
+  int placement_start = 0;
+  std::string uuid;
+  auto operator<=>(const GpmKey&) const = default;
+};
+// The one state the NVML backend keeps (backend.h allows it for rates): the
+// last GPM sample of every MIG instance, two NVML sample buffers each. Its
+// owner destroys it before nvmlShutdown.
+class GpmSampler {
+ public:
+  explicit GpmSampler(const Library& lib) : lib_(lib) {}
+  ~GpmSampler();  // frees every sample buffer
+  GpmSampler(const GpmSampler&) = delete;
+  GpmSampler& operator=(const GpmSampler&) = delete;
+
+  // Whether the library has the GPM functions and `device` supports GPM.
+  bool supported(nvmlDevice_t device, int gpu) const;
+  // A round samples every instance there is now; end_round frees the buffers
+  // of instances not sampled since begin_round (gone, or MIG turned off).
+  void begin_round();
+  void end_round();
+  // Samples GPU instance key.gpu_instance_id of `device` now (nvmlGpmMigSampleGet)
+  // and returns the metrics since the key's previous sample; nullopt on the
+  // first sample of a key or when NVML answers NVML_ERROR_NOT_SUPPORTED.
+  std::optional<GpmReading> sample(const GpmKey& key, nvmlDevice_t device);
+
+ private:
+  struct Slot {
+    nvmlGpmSample_t previous{nullptr};  // the newest sample; null before the first
+    nvmlGpmSample_t spare{nullptr};     // the one before it, overwritten by the next
+    bool seen = true;
+  };
+  void free_slot(Slot& slot) const;
+
+  const Library& lib_;
+  std::map<GpmKey, Slot> slots_;
+};
+
+// ---- nvml_instance_metrics.cpp: metrics of each MIG instance of one GPU
+// One InstanceMetrics per GPU instance, sorted by id; empty unless MIG mode
+// is on. Memory from the instance's first MIG device
+// (nvmlDeviceGetMigDeviceHandleByIndex + nvmlDeviceGetMemoryInfo), activity
+// from GPM through `gpm` where the GPU supports it.
+std::vector<InstanceMetrics> read_instance_metrics(const Library& lib, GpmSampler& gpm, nvmlDevice_t device, int gpu);
 
 // ---- nvml_events.cpp: XID events through one NVML event set
 class XidEventSource {

@@ -1,5 +1,6 @@
 // Metrics and processes of one GPU. A reading the GPU does not support
 // (NVML_ERROR_NOT_SUPPORTED, or a function the library lacks) is left empty.
+// The metrics of its MIG instances are nvml_instance_metrics.cpp's.
 #include "nvml_parts.h"
 
 namespace gpupool::backend::nvml {
@@ -42,6 +43,31 @@ std::optional<std::int64_t> ecc_total(const Library& lib, nvmlDevice_t device, i
   return std::nullopt;
 }
 
+std::optional<std::int64_t> clock_mhz(const Library& lib, nvmlDevice_t device, int gpu, int type) {
+  if (lib.api().clock_info == nullptr) return std::nullopt;
+  unsigned mhz = 0;
+  if (supported(lib, lib.api().clock_info(device, type, &mhz), "nvmlDeviceGetClockInfo", gpu)) return mhz;
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> energy_millijoules(const Library& lib, nvmlDevice_t device, int gpu) {
+  if (lib.api().total_energy == nullptr) return std::nullopt;
+  unsigned long long millijoules = 0;
+  if (supported(lib, lib.api().total_energy(device, &millijoules), "nvmlDeviceGetTotalEnergyConsumption", gpu)) {
+    return static_cast<std::int64_t>(millijoules);
+  }
+  return std::nullopt;
+}
+
+void read_clock_event_reasons(const Library& lib, nvmlDevice_t device, int gpu, GpuMetrics& m) {
+  if (lib.api().clocks_event_reasons == nullptr) return;
+  unsigned long long mask = 0;
+  if (supported(lib, lib.api().clocks_event_reasons(device, &mask), "nvmlDeviceGetCurrentClocksEventReasons", gpu)) {
+    m.clock_event_reasons_mask = mask;
+    m.clock_event_reasons = clock_event_reason_names(mask);
+  }
+}
+
 }  // namespace
 
 GpuMetrics read_metrics(const Library& lib, nvmlDevice_t device, int gpu) {
@@ -61,6 +87,12 @@ GpuMetrics read_metrics(const Library& lib, nvmlDevice_t device, int gpu) {
   nvmlMemory_t memory{};
   lib.check(api.memory_info(device, &memory), "nvmlDeviceGetMemoryInfo", gpu);
   m.memory_used_mib = static_cast<std::int64_t>(memory.used >> 20);
+  m.memory_free_mib = static_cast<std::int64_t>(memory.free >> 20);
+  m.memory_total_mib = static_cast<std::int64_t>(memory.total >> 20);
+  m.energy_millijoules = energy_millijoules(lib, device, gpu);
+  m.sm_clock_mhz = clock_mhz(lib, device, gpu, NVML_CLOCK_SM);
+  m.memory_clock_mhz = clock_mhz(lib, device, gpu, NVML_CLOCK_MEM);
+  read_clock_event_reasons(lib, device, gpu, m);
   m.ecc_corrected_total = ecc_total(lib, device, gpu, NVML_MEMORY_ERROR_TYPE_CORRECTED);
   m.ecc_uncorrected_total = ecc_total(lib, device, gpu, NVML_MEMORY_ERROR_TYPE_UNCORRECTED);
   return m;

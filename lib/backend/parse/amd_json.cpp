@@ -277,6 +277,49 @@ std::optional<std::int64_t> to_mib(const Quantity& q, std::string_view default_u
   return mib;
 }
 
+namespace {
+
+// value * factor rounded to an integer in [0, 2^62], else ReadError.
+std::int64_t scaled(double value, double factor, const std::string& path, const char* what) {
+  const double v = value * factor;
+  if (!std::isfinite(v) || v < -0.5 || v > 4.6e18) throw ReadError(path + ": " + what + " out of range");
+  return static_cast<std::int64_t>(std::llround(v));
+}
+
+}  // namespace
+
+std::optional<std::int64_t> to_millijoules(const Quantity& q, std::string_view default_unit, const std::string& path) {
+  const std::string unit = lower(q.unit.empty() ? default_unit : std::string_view(q.unit));
+  double factor = 0;
+  if (unit == "j") {
+    factor = 1000.0;
+  } else if (unit == "mj") {
+    factor = 1.0;
+  } else if (unit == "uj" || unit == "\xc2\xb5j" || unit == "\xce\xbcj") {  // uJ, µJ (micro sign or Greek mu)
+    factor = 0.001;
+  } else {
+    throw ReadError(path + ": unknown energy unit \"" + q.unit.substr(0, 16) + "\"");
+  }
+  return scaled(q.value, factor, path, "energy");
+}
+
+std::optional<std::int64_t> to_mhz(const Quantity& q, const std::string& path) {
+  const std::string unit = lower(q.unit);
+  double factor = 0;
+  if (unit.empty() || unit == "mhz") {
+    factor = 1.0;
+  } else if (unit == "ghz") {
+    factor = 1000.0;
+  } else if (unit == "khz") {
+    factor = 0.001;
+  } else if (unit == "hz") {
+    factor = 0.000001;
+  } else {
+    throw ReadError(path + ": unknown clock unit \"" + q.unit.substr(0, 16) + "\"");
+  }
+  return scaled(q.value, factor, path, "clock");
+}
+
 void sort_unique_gpus(std::vector<GpuInfo>& gpus, std::string_view what) {
   std::sort(gpus.begin(), gpus.end(), [](const GpuInfo& a, const GpuInfo& b) { return a.index < b.index; });
   for (std::size_t i = 1; i < gpus.size(); ++i) {

@@ -84,6 +84,12 @@ std::optional<std::int64_t> to_mib(const Quantity& q, std::string_view default_u
 // "Aldebaran/MI200 [Instinct MI250X/MI250]"), else by PCI device id.
 const gpu::GpuModel* match_model(const gpu::Catalog& catalog, std::string_view name, std::uint32_t device_id);
 
+// An energy in millijoules, rounded: unit J, mJ, uJ/µJ; no unit means
+// `default_unit`. Negative or out-of-range values are ReadErrors.
+std::optional<std::int64_t> to_millijoules(const Quantity& q, std::string_view default_unit, const std::string& path);
+// A clock in MHz, rounded: unit MHz (any case), GHz, KHz, Hz; no unit means MHz.
+std::optional<std::int64_t> to_mhz(const Quantity& q, const std::string& path);
+
 // Sorts by index and refuses a GPU listed twice.
 void sort_unique_gpus(std::vector<GpuInfo>& gpus, std::string_view what);
 

@@ -78,6 +78,21 @@ GpuInfo read_card(const Card& card, const gpu::Catalog& catalog) {
   return gpu;
 }
 
+// "sclk clock speed:": "(1700Mhz)" -> 1700.
+std::optional<std::int64_t> clock(const Card& card, const char* key) {
+  const std::string path = card.path + "." + key;
+  const auto raw = detail::text(detail::member_ci(*card.value, key), path);
+  if (!raw) return std::nullopt;
+  std::string_view v = detail::trim(*raw);
+  if (v.size() >= 2 && v.front() == '(' && v.back() == ')') v = detail::trim(v.substr(1, v.size() - 2));
+  if (detail::is_absent_text(v)) return std::nullopt;
+  std::size_t n = 0;
+  while (n < v.size() && (std::isdigit(static_cast<unsigned char>(v[n])) || v[n] == '.')) ++n;
+  const auto number = detail::to_double(v.substr(0, n));
+  if (!number) throw ReadError(path + ": expected a clock like \"(1700Mhz)\", got \"" + raw->substr(0, 40) + "\"");
+  return detail::to_mhz({*number, std::string(detail::trim(v.substr(n)))}, path);
+}
+
 }  // namespace
 
 Parsed<Inventory> parse_rocm_smi_json(std::string_view json, const gpu::Catalog& catalog) {
@@ -112,6 +127,18 @@ Parsed<std::vector<GpuMetrics>> parse_rocm_smi_metrics_json(std::string_view jso
       if (auto q = number(card, {"VRAM Total Used Memory (B)"})) {
         m.memory_used_mib = detail::to_mib(*q, "B", card.path + ".VRAM Total Used Memory (B)");
       }
+      if (auto q = number(card, {"VRAM Total Memory (B)"})) {
+        m.memory_total_mib = detail::to_mib(*q, "B", card.path + ".VRAM Total Memory (B)");
+      }
+      // rocm-smi prints no free VRAM; amd-smi derives it the same way.
+      if (m.memory_total_mib && m.memory_used_mib && *m.memory_used_mib <= *m.memory_total_mib) {
+        m.memory_free_mib = *m.memory_total_mib - *m.memory_used_mib;
+      }
+      if (auto q = number(card, {"Accumulated Energy (uJ)"})) {
+        m.energy_millijoules = detail::to_millijoules(*q, "uJ", card.path + ".Accumulated Energy (uJ)");
+      }
+      m.sm_clock_mhz = clock(card, "sclk clock speed:");
+      m.memory_clock_mhz = clock(card, "mclk clock speed:");
       out.push_back(m);
     }
     return out;

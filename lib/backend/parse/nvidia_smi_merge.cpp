@@ -1,4 +1,5 @@
-// Completes the -q -x inventory's MIG instances from mig -lgi, -lci and -L.
+// Completes the -q -x inventory's MIG instances from mig -lgi, -lci and -L,
+// and --query-gpu metrics with the memory of each MIG instance.
 #include <algorithm>
 #include <map>
 
@@ -57,6 +58,27 @@ void merge_mig_tables(Inventory& inventory, const std::vector<GpuInstanceRow>& g
                                                     : a.gpu_instance_id < b.gpu_instance_id;
     });
     gpu.instances = std::move(instances);
+  }
+}
+
+void merge_mig_device_memory(std::vector<GpuMetrics>& metrics, const std::vector<XmlMigDevice>& mig_devices) {
+  for (GpuMetrics& gpu : metrics) {
+    std::map<int, const XmlMigDevice*> first;  // GI id -> its device with the lowest CI id
+    for (const XmlMigDevice& d : mig_devices) {
+      if (d.gpu_index != gpu.index || d.gpu_instance_id < 0) continue;
+      const XmlMigDevice*& kept = first[d.gpu_instance_id];
+      if (kept == nullptr || (d.compute_instance_id >= 0 && d.compute_instance_id < kept->compute_instance_id)) kept = &d;
+    }
+    if (first.empty()) continue;
+    gpu.instances.clear();
+    for (const auto& [gi, device] : first) {
+      InstanceMetrics instance;
+      instance.gpu_instance_id = gi;
+      if (device->memory_mib > 0) instance.memory_total_mib = device->memory_mib;
+      instance.memory_used_mib = device->memory_used_mib;
+      instance.memory_free_mib = device->memory_free_mib;
+      gpu.instances.push_back(instance);
+    }
   }
 }
 

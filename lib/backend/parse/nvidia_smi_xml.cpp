@@ -153,8 +153,14 @@ class Reader {
       dev.device_index = static_cast<int>(int_value(d, "index", dpath, n - 1, 0, 1 << 20));
       dev.gpu_instance_id = static_cast<int>(int_value(d, "gpu_instance_id", dpath, -1, 0, 1 << 20));
       dev.compute_instance_id = static_cast<int>(int_value(d, "compute_instance_id", dpath, -1, 0, 1 << 20));
-      dev.memory_mib = int_value(d->FirstChildElement("fb_memory_usage"), "total", dpath + "/fb_memory_usage", 0, 0,
-                                 std::int64_t{1} << 40);
+      const XMLElement* fb = d->FirstChildElement("fb_memory_usage");
+      dev.memory_mib = int_value(fb, "total", dpath + "/fb_memory_usage", 0, 0, std::int64_t{1} << 40);
+      auto present = [&](const char* name) -> std::optional<std::int64_t> {
+        if (value(fb, name).empty()) return std::nullopt;
+        return int_value(fb, name, dpath + "/fb_memory_usage", 0, 0, std::int64_t{1} << 40);
+      };
+      dev.memory_used_mib = present("used");
+      dev.memory_free_mib = present("free");
       if (error) return;
       if (dev.gpu_instance_id >= 0) {
         auto [it, inserted] = lowest_ci.emplace(dev.gpu_instance_id, dev.compute_instance_id);

@@ -240,20 +240,11 @@ std::vector<GpuMetrics> SimulatedBackend::metrics() {
   std::lock_guard lock(impl_->mu);
   impl_->refresh_world();
   std::vector<GpuMetrics> out;
+  static const sim::GpuState kUntouched;  // a GPU the backend has not changed yet
   for (const auto& b : impl_->boards()) {
-    GpuMetrics m;
-    m.index = b.index;
-    const bool busy = impl_->gpu_busy(b.index);
-    auto t = impl_->world.temperature_celsius.find(b.index);
-    m.temperature_celsius = t != impl_->world.temperature_celsius.end() ? t->second : 38.0 + b.index;
-    m.power_watts = busy ? 250.0 : 60.0;
-    m.utilization_percent = busy ? 85.0 : 0.0;
-    m.memory_used_mib = busy ? b.model->memory_mib / 2 : 0;
-    auto u = impl_->world.ecc_uncorrected.find(b.index);
-    m.ecc_uncorrected_total = u != impl_->world.ecc_uncorrected.end() ? u->second : 0;
-    auto c = impl_->world.ecc_corrected.find(b.index);
-    m.ecc_corrected_total = c != impl_->world.ecc_corrected.end() ? c->second : 0;
-    out.push_back(m);
+    const auto state = impl_->state.by_uuid.find(b.uuid);
+    out.push_back(sim::simulated_metrics(impl_->world, b.index, *b.model, impl_->gpu_busy(b.index),
+                                         state != impl_->state.by_uuid.end() ? state->second : kUntouched));
   }
   return out;
 }

@@ -83,6 +83,8 @@ World read_world(const std::string& path, const gpu::Catalog& catalog) {
           w.ecc_corrected[gpu] = scalar<std::int64_t>(e.second, path, key);
         }
       }
+    } else if (key == "telemetry") {
+      w.telemetry = read_telemetry(v, path);
     } else {
       bad_config(path, "unknown field \"" + key + "\"");
     }

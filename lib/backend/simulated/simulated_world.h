@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpupool/backend/simulated_backend.h"
+#include "simulated_telemetry.h"
 
 namespace gpupool::backend::sim {
 
@@ -24,6 +25,7 @@ struct World {
   std::map<int, double> temperature_celsius;
   std::map<int, std::int64_t> ecc_uncorrected;
   std::map<int, std::int64_t> ecc_corrected;
+  std::map<int, GpuTelemetry> telemetry;  // by GPU index (simulated_telemetry.h)
 };
 
 // Reads a world file; throws BackendError("invalid-config", "<path>: <what>").

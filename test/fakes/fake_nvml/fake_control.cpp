@@ -124,6 +124,50 @@ FAKE_NVML_EXPORT int fakeNvmlSetMetrics(int gpu_index, int temperature_c, unsign
   return 0;
 }
 
+FAKE_NVML_EXPORT int fakeNvmlSetTelemetry(int gpu_index, unsigned long long energy_mj, unsigned sm_clock_mhz,
+                                          unsigned memory_clock_mhz, unsigned long long clocks_event_reasons) {
+  Locked l;
+  Gpu* gpu = l.st.gpu(gpu_index);
+  if (gpu == nullptr) return -1;
+  gpu->energy_mj = energy_mj;
+  gpu->sm_clock_mhz = sm_clock_mhz;
+  gpu->memory_clock_mhz = memory_clock_mhz;
+  gpu->clocks_event_reasons = clocks_event_reasons;
+  return 0;
+}
+
+FAKE_NVML_EXPORT int fakeNvmlSetInstanceActivity(int gpu_index, int gpu_instance_id, unsigned graphics_percent,
+                                                 unsigned sm_percent, unsigned dram_percent) {
+  Locked l;
+  Gpu* gpu = l.st.gpu(gpu_index);
+  if (gpu == nullptr || gpu_instance_id < 0 || gpu->instance(static_cast<unsigned>(gpu_instance_id)) == nullptr ||
+      graphics_percent > 100 || sm_percent > 100 || dram_percent > 100) {
+    return -1;
+  }
+  GpmActivity& activity = gpu->gpm[static_cast<unsigned>(gpu_instance_id)];
+  activity.graphics_percent = graphics_percent;
+  activity.sm_percent = sm_percent;
+  activity.dram_percent = dram_percent;
+  return 0;
+}
+
+FAKE_NVML_EXPORT void fakeNvmlAdvanceClock(unsigned long long ms) {
+  Locked l;
+  l.st.clock_ms += ms;
+  for (auto& gpu : l.st.gpus) {
+    for (auto& [id, activity] : gpu->gpm) {
+      activity.graphics += ms * activity.graphics_percent;
+      activity.sm += ms * activity.sm_percent;
+      activity.dram += ms * activity.dram_percent;
+    }
+  }
+}
+
+FAKE_NVML_EXPORT int fakeNvmlGpmSamplesHeld(void) {
+  Locked l;
+  return static_cast<int>(l.st.gpm_samples.size());
+}
+
 FAKE_NVML_EXPORT int fakeNvmlCallCount(const char* function_name) {
   Locked l;
   if (function_name == nullptr) return 0;

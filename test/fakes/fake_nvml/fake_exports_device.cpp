@@ -18,9 +18,12 @@ int compute_capability(std::string_view architecture) {
   return 0;
 }
 
-unsigned long long used_bytes(const Gpu& gpu) {
+// Of the whole GPU (gpu_instance_id < 0) or of one GPU instance.
+unsigned long long used_bytes(const Gpu& gpu, int gpu_instance_id = -1) {
   unsigned long long used = 0;
-  for (const Process& p : gpu.processes) used += p.used_bytes;
+  for (const Process& p : gpu.processes) {
+    if (gpu_instance_id < 0 || p.gpu_instance_id == gpu_instance_id) used += p.used_bytes;
+  }
   return used;
 }
 
@@ -46,13 +49,21 @@ FAKE_NVML_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t device, nvmlP
   return pci_info("nvmlDeviceGetPciInfo_v2", device, pci);
 }
 
+// A GPU's handle: the board's memory; a MIG device's: its GPU instance's.
 FAKE_NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) {
   Call call("nvmlDeviceGetMemoryInfo");
   if (call.early) return *call.early;
-  Gpu* gpu = call.st.gpu(device);
-  if (gpu == nullptr || memory == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-  memory->total = static_cast<unsigned long long>(gpu->model->memory_mib) << 20;
-  memory->used = used_bytes(*gpu);
+  if (memory == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (Gpu* gpu = call.st.gpu(device)) {
+    memory->total = static_cast<unsigned long long>(gpu->model->memory_mib) << 20;
+    memory->used = used_bytes(*gpu);
+  } else if (ComputeInstance* mig = call.st.mig_device(device)) {
+    const GpuInstance& gi = *mig->parent;
+    memory->total = static_cast<unsigned long long>(gi.profile->memory_mib) << 20;
+    memory->used = used_bytes(*gi.parent, static_cast<int>(gi.id));
+  } else {
+    return NVML_ERROR_INVALID_ARGUMENT;
+  }
   memory->free = memory->total - memory->used;
   return NVML_SUCCESS;
 }

@@ -107,3 +107,7 @@ FAKE_NVML_EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t d
 FAKE_NVML_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned link, int* type) {
   return nvlink_remote_device_type("nvmlDeviceGetNvLinkRemoteDeviceType", device, link, type);
 }
+
+FAKE_NVML_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long* reasons) {
+  return clocks_event_reasons("nvmlDeviceGetCurrentClocksEventReasons", device, reasons);
+}

@@ -7,7 +7,10 @@
 // - fake_nvml_legacy: the same GPUs, without the newer symbols (an R450-era
 //                     driver): no _v2/_v3/V variants of the versioned calls,
 //                     no nvmlDeviceGetMigDeviceHandleByIndex (so no MIG device
-//                     UUIDs) and no nvmlDeviceGetNvLinkRemoteDeviceType.
+//                     UUIDs or MIG instance memory), no
+//                     nvmlDeviceGetNvLinkRemoteDeviceType, no
+//                     nvmlDeviceGetCurrentClocksEventReasons (only its older
+//                     ThrottleReasons name) and no GPM.
 //
 // What it reports follows the GPU catalog (lib/gpu/data/gpu-models.yaml):
 // - GPUs are catalog models: name = displayName, PCI device id = the first
@@ -38,6 +41,21 @@
 //   stays pending until fakeNvmlResetGpu.
 // - With MIG on, nvmlDeviceGetUtilizationRates answers NOT_SUPPORTED (as the
 //   real driver does) and processes carry their GPU/compute instance ids.
+//   nvmlDeviceGetMemoryInfo on a MIG device handle answers for its GPU
+//   instance: the profile's memory, used by the processes on that instance.
+// - Energy, SM / memory clocks and clock event reasons come from
+//   fakeNvmlSetTelemetry (nvmlDeviceGetCurrentClocksThrottleReasons in both
+//   libraries, nvmlDeviceGetCurrentClocksEventReasons in the full one).
+// - GPM (full library only): supported on Hopper and later models, per MIG
+//   instance. The fake has a clock of its own that only fakeNvmlAdvanceClock
+//   moves; nvmlGpmMigSampleGet records it with the instance's activity
+//   counters, and nvmlGpmMetricsGet answers GRAPHICS_UTIL, SM_UTIL and
+//   DRAM_BW_UTIL as the rates fakeNvmlSetInstanceActivity set, averaged over
+//   the time between the two samples (each metric NVML_ERROR_INVALID_ARGUMENT
+//   when no time passed, NVML_ERROR_NOT_SUPPORTED for other metric ids; the
+//   call NVML_ERROR_INVALID_ARGUMENT for samples of different instances).
+//   nvmlGpmMigSampleGet answers NVML_ERROR_NOT_SUPPORTED with MIG off or on
+//   an older GPU.
 // - Topology: every pair NVML_TOPOLOGY_NODE and no NVLink until set.
 // - Every call but nvmlInit*, nvmlErrorString and nvmlShutdown answers
 //   NVML_ERROR_UNINITIALIZED before nvmlInit. Handles from before a
@@ -52,7 +70,7 @@
 extern "C" {
 
 // Forgets everything (GPUs, instances, processes, events, failures, call
-// counts, the nvmlInit count) and installs the GPUs of `gpus_spec`, catalog ids
+// counts, the nvmlInit count, GPM samples, the clock) and installs the GPUs of `gpus_spec`, catalog ids
 // with counts in NVML index order: "a100-sxm4-80gb=2,h100-sxm5-80gb=1"
 // ("t4-16gb" = 1; "" = no GPU). Returns 0, or -1 for an unknown or non-NVIDIA
 // model or a malformed spec (the state is then empty).
@@ -109,6 +127,30 @@ typedef int (*fakeNvmlSetNvSwitchLinks_fn)(int, int);
 int fakeNvmlSetMetrics(int gpu, int temperature_c, unsigned power_mw, unsigned utilization_percent,
                        unsigned long long ecc_corrected, unsigned long long ecc_uncorrected);
 typedef int (*fakeNvmlSetMetrics_fn)(int, int, unsigned, unsigned, unsigned long long, unsigned long long);
+
+// The readings of nvmlDeviceGetTotalEnergyConsumption (millijoules),
+// GetClockInfo (SM and graphics: sm_clock_mhz; memory) and
+// GetCurrentClocksEventReasons / ThrottleReasons (NVML's bitmask).
+// Defaults: 0 mJ, 1410 MHz, 1593 MHz, nvmlClocksEventReasonGpuIdle.
+// Returns 0, -1 for a bad gpu.
+int fakeNvmlSetTelemetry(int gpu, unsigned long long energy_mj, unsigned sm_clock_mhz, unsigned memory_clock_mhz,
+                         unsigned long long clocks_event_reasons);
+typedef int (*fakeNvmlSetTelemetry_fn)(int, unsigned long long, unsigned, unsigned, unsigned long long);
+
+// From now on, GPU instance `gpu_instance_id` of `gpu` is busy at these rates
+// (percent, 0..100) as the clock advances; all start at 0. Returns 0, -1 for
+// a bad gpu, an instance that does not exist or a rate over 100.
+int fakeNvmlSetInstanceActivity(int gpu, int gpu_instance_id, unsigned graphics_percent, unsigned sm_percent,
+                                unsigned dram_percent);
+typedef int (*fakeNvmlSetInstanceActivity_fn)(int, int, unsigned, unsigned, unsigned);
+
+// Moves the fake's clock (which GPM samples read) `ms` milliseconds on.
+void fakeNvmlAdvanceClock(unsigned long long ms);
+typedef void (*fakeNvmlAdvanceClock_fn)(unsigned long long);
+
+// GPM sample buffers allocated and not yet freed.
+int fakeNvmlGpmSamplesHeld(void);
+typedef int (*fakeNvmlGpmSamplesHeld_fn)(void);
 
 // How many times the exported symbol `function_name` was called since the
 // last fakeNvmlReset (failed calls included).

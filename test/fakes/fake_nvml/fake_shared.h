@@ -25,6 +25,7 @@ nvmlReturn_t ci_profile_info(const char* symbol, nvmlGpuInstance_t instance, uns
 nvmlReturn_t compute_instance_info(const char* symbol, nvmlComputeInstance_t instance, nvmlComputeInstanceInfo_t* info,
                                    bool with_placement);
 nvmlReturn_t nvlink_remote_device_type(const char* symbol, nvmlDevice_t device, unsigned link, int* type);
+nvmlReturn_t clocks_event_reasons(const char* symbol, nvmlDevice_t device, unsigned long long* reasons);
 nvmlReturn_t event_set_wait(const char* symbol, nvmlEventSet_t set, nvmlEventData_t* data, unsigned timeout_ms);
 
 // The MIG devices (compute instances) of a GPU in NVML's index order: by GPU

@@ -72,6 +72,8 @@ nvmlPciInfo_t Gpu::pci() const {
   return pci;
 }
 
+bool Gpu::gpm_supported() const { return model->architecture == "Hopper" || model->architecture == "Blackwell"; }
+
 GpuInstance* Gpu::instance(unsigned id) {
   for (auto& gi : instances) {
     if (gi->id == id) return gi.get();
@@ -86,6 +88,8 @@ bool State::reset(const std::string& spec) {
   event_sets.clear();
   failures.clear();
   calls.clear();
+  clock_ms = 0;
+  gpm_samples.clear();
   events_changed.notify_all();
   std::vector<const gpupool::gpu::GpuModel*> models;
   if (!parse_spec(spec, models)) return false;
@@ -151,6 +155,13 @@ EventSet* State::event_set(nvmlEventSet_t set) {
   return nullptr;
 }
 
+GpmSample* State::gpm_sample(nvmlGpmSample_t sample) {
+  for (auto& s : gpm_samples) {
+    if (handle_of(*s).handle == sample.handle) return s.get();
+  }
+  return nullptr;
+}
+
 State& state() {
   static State instance;
   return instance;
@@ -161,6 +172,7 @@ nvmlDevice_t mig_handle_of(ComputeInstance& ci) { return make_handle<nvmlDevice_
 nvmlGpuInstance_t handle_of(GpuInstance& gi) { return make_handle<nvmlGpuInstance_t>(&gi); }
 nvmlComputeInstance_t handle_of(ComputeInstance& ci) { return make_handle<nvmlComputeInstance_t>(&ci); }
 nvmlEventSet_t handle_of(EventSet& set) { return make_handle<nvmlEventSet_t>(&set); }
+nvmlGpmSample_t handle_of(GpmSample& sample) { return make_handle<nvmlGpmSample_t>(&sample); }
 
 Call::Call(const char* symbol, bool needs_init) : st(state()), lock(st.mu) {
   ++st.calls[symbol];

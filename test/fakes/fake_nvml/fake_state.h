@@ -53,6 +53,22 @@ struct NvLinkEnd {
   int remote_gpu = -1;  // for GPU ends
 };
 
+// GPM activity of one GPU instance: the rates fakeNvmlSetInstanceActivity
+// sets and what they add up to as the fake's clock advances (percent x ms).
+struct GpmActivity {
+  unsigned graphics_percent = 0, sm_percent = 0, dram_percent = 0;
+  unsigned long long graphics = 0, sm = 0, dram = 0;
+};
+
+// A GPM sample buffer (nvmlGpmSampleAlloc); filled by nvmlGpmMigSampleGet.
+struct GpmSample {
+  bool filled = false;
+  const Gpu* gpu = nullptr;
+  unsigned gpu_instance_id = 0;
+  unsigned long long time_ms = 0;  // the fake's clock when taken
+  GpmActivity counters;
+};
+
 struct Gpu {
   int index = 0;
   const gpupool::gpu::GpuModel* model = nullptr;
@@ -67,8 +83,13 @@ struct Gpu {
   unsigned power_mw = 60000;
   unsigned utilization = 0;
   unsigned long long ecc_corrected = 0, ecc_uncorrected = 0;
+  unsigned long long energy_mj = 0;
+  unsigned sm_clock_mhz = 1410, memory_clock_mhz = 1593;
+  unsigned long long clocks_event_reasons = nvmlClocksEventReasonGpuIdle;
+  std::map<unsigned, GpmActivity> gpm;  // by GPU instance id
 
   bool mig_enabled() const { return mig_current == NVML_DEVICE_MIG_ENABLE; }
+  bool gpm_supported() const;         // Hopper and newer
   std::string bus_id() const;         // "00000000:07:00.0"
   nvmlPciInfo_t pci() const;
   GpuInstance* instance(unsigned id);
@@ -93,6 +114,8 @@ struct State {
   std::map<std::string, Failure> failures;
   std::map<std::string, int> calls;
   unsigned long long mig_serial = 0;  // MIG device UUIDs are new on every creation
+  unsigned long long clock_ms = 0;    // fakeNvmlAdvanceClock; GPM samples read it
+  std::vector<std::unique_ptr<GpmSample>> gpm_samples;
 
   // Replaces everything with the GPUs of `spec` (fakeNvmlReset); false if bad.
   bool reset(const std::string& spec);
@@ -103,6 +126,7 @@ struct State {
   GpuInstance* gpu_instance(nvmlGpuInstance_t instance);
   ComputeInstance* compute_instance(nvmlComputeInstance_t instance);
   EventSet* event_set(nvmlEventSet_t set);
+  GpmSample* gpm_sample(nvmlGpmSample_t sample);
 };
 
 State& state();
@@ -113,6 +137,7 @@ nvmlDevice_t mig_handle_of(ComputeInstance& ci);
 nvmlGpuInstance_t handle_of(GpuInstance& gi);
 nvmlComputeInstance_t handle_of(ComputeInstance& ci);
 nvmlEventSet_t handle_of(EventSet& set);
+nvmlGpmSample_t handle_of(GpmSample& sample);
 
 // Starts every exported NVML function: holds the state's lock for the call,
 // counts it, and says whether it must return at once (an injected failure,

@@ -209,7 +209,9 @@ TEST(RocmSmiBackend, CommandsWhenAmdSmiIsAbsent) {
       "--showcomputepartition --showmemorypartition --json";
   const std::string read_args = "-d 0 --showcomputepartition --showmemorypartition --json";
   fake.on(inventory_args, {fixture("rocm-smi_mi300x_rocm62.json")});
-  fake.on("--showtemp --showpower --showuse --showmeminfo vram --json", {fixture("rocm-smi_mi300x_rocm62.json")});
+  const std::string metric_args =
+      "--showtemp --showpower --showuse --showmeminfo vram --showclocks --showenergycounter --json";
+  fake.on(metric_args, {fixture("rocm-smi-telemetry_mi300x_rocm62.json")});
   fake.on(read_args, {R"({"card0": {"Compute Partition": "SPX", "Memory Partition": "NPS1"}})", "", 0, false,
                       R"({"card0": {"Compute Partition": "CPX", "Memory Partition": "NPS1"}})"});
   fake.on("-d 0 --setcomputepartition CPX", {"GPU[0]\t\t: Successfully set compute partition to CPX\n"});
@@ -218,10 +220,12 @@ TEST(RocmSmiBackend, CommandsWhenAmdSmiIsAbsent) {
   options.rocm_smi_path = fake.install();
   auto backend = make_amd_backend(options);
   EXPECT_EQ(backend->inventory().gpus.size(), 2u);
-  EXPECT_EQ(backend->metrics().size(), 2u);
+  const auto metrics = backend->metrics();
+  ASSERT_EQ(metrics.size(), 2u);
+  EXPECT_EQ(metrics[0].sm_clock_mhz, 2100);
   EXPECT_EQ(error_of([&] { backend->processes(); }).code(), "not-supported");
   EXPECT_EQ(error_of([&] { backend->set_amd_partition(0, "CPX", "NPS4"); }).code(), "driver-reload-required");
-  EXPECT_THAT(fake.calls(), ElementsAre(inventory_args, "--showtemp --showpower --showuse --showmeminfo vram --json",
+  EXPECT_THAT(fake.calls(), ElementsAre(inventory_args, metric_args,
                                         read_args, "-d 0 --setcomputepartition CPX", "-d 0 --setmemorypartition NPS4",
                                         read_args));
 }

@@ -90,7 +90,25 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"rocm-smi", "{\"card0\": {\"Device ID\": \"0x12345\"}}",
                 "$.card0.Device ID: expected a PCI device id like \"0x738c\", got \"0x12345\""},
         BadCase{"rocm-smi-metrics", "{\"card1\": {\"GPU use (%)\": \"busy\"}}",
-                "$.card1.GPU use (%): expected a number, got \"busy\""}));
+                "$.card1.GPU use (%): expected a number, got \"busy\""},
+        BadCase{"metric", "[{\"gpu\": 0, \"clock\": {\"gfx_0\": {\"clk\": \"fast\"}}}]",
+                "$[0].clock.gfx_0.clk: expected a number, got \"fast\""},
+        BadCase{"metric", "[{\"gpu\": 0, \"clock\": {\"mem_0\": {\"clk\": {\"value\": 900, \"unit\": \"rpm\"}}}}]",
+                "$[0].clock.mem_0.clk: unknown clock unit \"rpm\""},
+        BadCase{"metric", "[{\"gpu\": 0, \"clock\": {\"gfx_0\": 1700}}]",
+                "$[0].clock.gfx_0: expected an object, got a number"},
+        BadCase{"metric", "[{\"gpu\": 0, \"energy\": {\"total_energy_consumption\": {\"value\": 3, \"unit\": \"kWh\"}}}]",
+                "$[0].energy.total_energy_consumption: unknown energy unit \"kWh\""},
+        BadCase{"metric", "[{\"gpu\": 0, \"energy\": {\"total_energy_consumption\": -5}}]",
+                "$[0].energy.total_energy_consumption: energy out of range"},
+        BadCase{"metric", "[{\"gpu\": 0, \"mem_usage\": {\"free_vram\": \"lots\"}}]",
+                "$[0].mem_usage.free_vram: expected a number, got \"lots\""},
+        BadCase{"rocm-smi-metrics", "{\"card0\": {\"sclk clock speed:\": \"(fastMhz)\"}}",
+                "$.card0.sclk clock speed:: expected a clock like \"(1700Mhz)\", got \"(fastMhz)\""},
+        BadCase{"rocm-smi-metrics", "{\"card0\": {\"mclk clock speed:\": \"(900Mbps)\"}}",
+                "$.card0.mclk clock speed:: unknown clock unit \"Mbps\""},
+        BadCase{"rocm-smi-metrics", "{\"card0\": {\"Accumulated Energy (uJ)\": \"1e300\"}}",
+                "$.card0.Accumulated Energy (uJ): energy out of range"}));
 
 TEST(Malformed, OversizedInputIsRefused) {
   const std::string big(amdsmi::kMaxInputBytes + 1, ' ');

@@ -17,6 +17,8 @@ using nvsmi::testing::FakeNvidiaSmi;
 using nvsmi::testing::fixture;
 
 const std::string kQuery = "--query-gpu=" + std::string(nvsmi::kQueryGpuFields) + " --format=csv,noheader,nounits";
+const std::string kQueryBeforeR535 =
+    "--query-gpu=" + std::string(nvsmi::kQueryGpuFieldsBeforeR535) + " --format=csv,noheader,nounits";
 const std::string kRow0 =
     "0, GPU-1, NVIDIA A100-SXM4-80GB, 00000000:07:00.0, 81920, 550.127.08, Enabled, Enabled, 38, 121.40, [N/A], 38030, 0, 0\n";
 const std::string kMigXml = "q-x_2x-a100-sxm4-80gb_mig_v12.xml";
@@ -95,16 +97,58 @@ TEST(NvidiaSmiBackend, InventoryWhenNoInstancesExist) {
 
 TEST(NvidiaSmiBackend, Metrics) {
   FakeNvidiaSmi fake;
-  fake.respond(kQuery, fixture("query-gpu_2x-a100_noheader-nounits.csv"));
+  fake.respond(kQuery, fixture("query-gpu-telemetry_2x-a100_noheader-nounits.csv"));
+  fake.respond("-q -x", fixture(kMigXml));  // GPU 0 has MIG on: its instances' memory
   const auto metrics = backend_for(fake)->metrics();
-  EXPECT_EQ(fake.calls(), (std::vector<std::string>{kQuery}));
+  EXPECT_EQ(fake.calls(), (std::vector<std::string>{kQuery, "-q -x"}));
   ASSERT_EQ(metrics.size(), 2u);
   EXPECT_EQ(metrics[0].index, 0);
   EXPECT_EQ(metrics[0].power_watts, 121.40);
   EXPECT_FALSE(metrics[0].utilization_percent.has_value());
+  EXPECT_EQ(metrics[0].memory_free_mib, 43020);
+  EXPECT_EQ(metrics[0].memory_total_mib, 81920);
+  ASSERT_EQ(metrics[0].instances.size(), 3u);
+  EXPECT_EQ(metrics[0].instances[0].gpu_instance_id, 1);
+  EXPECT_EQ(metrics[0].instances[0].memory_used_mib, 38012);
   EXPECT_EQ(metrics[1].index, 1);
   EXPECT_EQ(metrics[1].memory_used_mib, 1215);
   EXPECT_EQ(metrics[1].ecc_corrected_total, 3);
+  EXPECT_EQ(metrics[1].sm_clock_mhz, 705);
+  EXPECT_EQ(metrics[1].clock_event_reasons_mask, 0x45u);
+  EXPECT_TRUE(metrics[1].instances.empty());
+}
+
+TEST(NvidiaSmiBackend, MetricsWithoutMigNeedNoXml) {
+  FakeNvidiaSmi fake;
+  fake.respond(kQuery, "0, GPU-1, Tesla T4, 00000000:00:1E.0, 15360, 535.1, [N/A], [N/A], 31, 27.38, 4, 1033, 0, 0, "
+                       "14000, 585, 5000, 0x0000000000000000\n");
+  const auto metrics = backend_for(fake)->metrics();
+  EXPECT_EQ(fake.calls(), (std::vector<std::string>{kQuery}));
+  ASSERT_EQ(metrics.size(), 1u);
+  EXPECT_EQ(metrics[0].memory_clock_mhz, 5000);
+  EXPECT_EQ(metrics[0].clock_event_reasons, std::vector<std::string>{});
+}
+
+TEST(NvidiaSmiBackend, MetricsOfADriverBeforeR535) {
+  FakeNvidiaSmi fake;
+  fake.respond(kQuery, "Field \"clocks_event_reasons.active\" is not a valid field to query.\n\n", 2);
+  fake.respond(kQueryBeforeR535, "0, GPU-1, NVIDIA L4, 00000000:3B:00.0, 23034, 525.105.17, [N/A], [N/A], 45, 27.71, 0, "
+                                 "0, 0, 0, 22478, 210, 405, 0x0000000000000001\n");
+  auto backend = backend_for(fake);
+  EXPECT_EQ(backend->metrics()[0].clock_event_reasons, std::vector<std::string>{"gpu_idle"});
+  EXPECT_EQ(backend->metrics()[0].sm_clock_mhz, 210);
+  // The older list is asked for first from then on.
+  EXPECT_EQ(fake.calls(), (std::vector<std::string>{kQuery, kQueryBeforeR535, kQueryBeforeR535}));
+}
+
+TEST(NvidiaSmiBackend, MetricsFailureOfBothFieldListsIsReported) {
+  FakeNvidiaSmi fake;
+  fake.respond(kQuery, "Field \"clocks.sm\" is not a valid field to query.\n", 2);
+  fake.respond(kQueryBeforeR535, "Field \"clocks.sm\" is not a valid field to query.\n", 2);
+  const BackendError e = error_of([&] { backend_for(fake)->metrics(); });
+  EXPECT_EQ(e.code(), "exit 2");
+  EXPECT_NE(std::string(e.what()).find("clocks.sm"), std::string::npos) << e.what();
+  EXPECT_EQ(fake.calls().size(), 2u);
 }
 
 TEST(NvidiaSmiBackend, Processes) {

@@ -1,4 +1,5 @@
-// merge_mig_tables: -q -x + mig -lgi + mig -lci + -L -> complete instances.
+// merge_mig_tables: -q -x + mig -lgi + mig -lci + -L -> complete instances;
+// merge_mig_device_memory: --query-gpu metrics + -q -x -> MIG instance memory.
 #include <gtest/gtest.h>
 
 #include "gpupool/backend/nvidia_smi_parse.h"
@@ -46,6 +47,43 @@ TEST(MergeMigTables, UnknownModelKeepsTheLgiName) {
                    {}, {}, gpu::Catalog::builtin());
   ASSERT_EQ(inv.gpus[0].instances.size(), 1u);
   EXPECT_EQ(inv.gpus[0].instances[0], (MigInstance{"1g.12gb", 44, 3, 1, 7, 2, "", 0}));
+}
+
+TEST(MergeMigDeviceMemory, OneInstancePerGpuInstanceFromItsLowestComputeInstance) {
+  std::vector<GpuMetrics> metrics(3);
+  metrics[0].index = 0;
+  metrics[1].index = 1;
+  metrics[2].index = 2;
+  const std::vector<XmlMigDevice> devices{
+      {0, 2, 5, 1, 19968, 300, 19600},  // GI 5's second compute instance: same memory, read from CI 0 below
+      {0, 0, 1, 0, 40192, 38012, 2180},
+      {0, 1, 5, 0, 19968, 12, 19955},
+      {1, 0, 3, 0, 0, std::nullopt, std::nullopt},  // a log without the numbers
+      {2, 0, -1, -1, 9728, 6, 9721}};               // no GPU instance id: not an instance
+  merge_mig_device_memory(metrics, devices);
+  ASSERT_EQ(metrics[0].instances.size(), 2u);
+  EXPECT_EQ(metrics[0].instances[0].gpu_instance_id, 1);
+  EXPECT_EQ(metrics[0].instances[0].memory_total_mib, 40192);
+  EXPECT_EQ(metrics[0].instances[0].memory_used_mib, 38012);
+  EXPECT_EQ(metrics[0].instances[0].memory_free_mib, 2180);
+  EXPECT_EQ(metrics[0].instances[1].gpu_instance_id, 5);
+  EXPECT_EQ(metrics[0].instances[1].memory_used_mib, 12);
+  EXPECT_FALSE(metrics[0].instances[1].utilization_percent.has_value());
+  ASSERT_EQ(metrics[1].instances.size(), 1u);
+  EXPECT_FALSE(metrics[1].instances[0].memory_total_mib.has_value());  // 0 in the log: unknown
+  EXPECT_FALSE(metrics[1].instances[0].memory_used_mib.has_value());
+  EXPECT_TRUE(metrics[2].instances.empty());
+}
+
+TEST(MergeMigDeviceMemory, FromTheFixturesOfOneBox) {
+  const QueryXml xml = ok_or_fail(parse_query_xml(fixture("q-x_2x-a100-sxm4-80gb_mig_v12.xml"), gpu::Catalog::builtin()));
+  const auto rows = ok_or_fail(parse_query_gpu_csv(fixture("query-gpu-telemetry_2x-a100_noheader-nounits.csv")));
+  std::vector<GpuMetrics> metrics{rows[0].metrics, rows[1].metrics};
+  merge_mig_device_memory(metrics, xml.mig_devices);
+  ASSERT_EQ(metrics[0].instances.size(), 3u);
+  EXPECT_EQ(metrics[0].instances[2].gpu_instance_id, 13);
+  EXPECT_EQ(metrics[0].instances[2].memory_free_mib, 9721);
+  EXPECT_TRUE(metrics[1].instances.empty());  // MIG pending only
 }
 
 }  // namespace

@@ -86,6 +86,12 @@ TEST(SharedCaptures, ListAndCsv) {
   EXPECT_EQ(rows[0].metrics.power_watts, 71.15);
   EXPECT_EQ(rows[0].metrics.temperature_celsius, 42.0);
   EXPECT_FALSE(rows[0].metrics.utilization_percent.has_value());
+  // The telemetry columns under the names a driver 590 header gives them.
+  EXPECT_EQ(rows[0].metrics.memory_free_mib, 81022);
+  EXPECT_EQ(rows[0].metrics.sm_clock_mhz, 345);
+  EXPECT_EQ(rows[0].metrics.memory_clock_mhz, 2619);
+  EXPECT_EQ(rows[0].metrics.clock_event_reasons_mask, 0x1u);
+  EXPECT_EQ(rows[0].metrics.clock_event_reasons, std::vector<std::string>{"gpu_idle"});
 }
 
 }  // namespace

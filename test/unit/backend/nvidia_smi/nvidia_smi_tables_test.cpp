@@ -95,6 +95,52 @@ TEST(QueryGpuCsv, HeaderInAnyOrderWithUnknownAndMissingColumns) {
   EXPECT_EQ(rows[0].uuid, "");
 }
 
+TEST(QueryGpuCsv, TelemetryColumnsWithoutHeader) {
+  const auto rows = ok_or_fail(parse_query_gpu_csv(fixture("query-gpu-telemetry_2x-a100_noheader-nounits.csv")));
+  ASSERT_EQ(rows.size(), 2u);
+  const GpuMetrics& mig = rows[0].metrics;
+  EXPECT_EQ(mig.memory_used_mib, 38030);
+  EXPECT_EQ(mig.memory_free_mib, 43020);
+  EXPECT_EQ(mig.memory_total_mib, 81920);
+  EXPECT_EQ(rows[0].memory_total_mib, 81920);
+  EXPECT_EQ(mig.sm_clock_mhz, 1410);
+  EXPECT_EQ(mig.memory_clock_mhz, 1593);
+  EXPECT_EQ(mig.clock_event_reasons, std::vector<std::string>{});
+  EXPECT_EQ(mig.clock_event_reasons_mask, 0u);
+  EXPECT_FALSE(mig.energy_millijoules.has_value());  // nvidia-smi has no such field
+  const GpuMetrics& plain = rows[1].metrics;
+  EXPECT_EQ(plain.sm_clock_mhz, 705);
+  EXPECT_EQ(plain.clock_event_reasons_mask, 0x45u);
+  EXPECT_EQ(plain.clock_event_reasons,
+            (std::vector<std::string>{"gpu_idle", "sw_power_cap", "hw_thermal_slowdown"}));
+  EXPECT_EQ(plain.utilization_percent, 17.0);
+}
+
+TEST(QueryGpuCsv, TelemetryColumnsUnderTheNamesNvidiaSmiPrints) {
+  // clocks.current.sm / clocks.current.memory for clocks.sm / clocks.mem, the
+  // pre-R535 clocks_throttle_reasons.active, units, [N/A] and [Not Supported].
+  const auto rows = ok_or_fail(parse_query_gpu_csv(fixture("query-gpu-telemetry_2x-l4_r525_header-units.csv")));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].metrics.memory_free_mib, 22478);
+  EXPECT_EQ(rows[0].metrics.sm_clock_mhz, 210);
+  EXPECT_EQ(rows[0].metrics.memory_clock_mhz, 405);
+  EXPECT_EQ(rows[0].metrics.clock_event_reasons, std::vector<std::string>{"gpu_idle"});
+  EXPECT_EQ(rows[1].metrics.sm_clock_mhz, 2040);
+  EXPECT_FALSE(rows[1].metrics.memory_clock_mhz.has_value());
+  EXPECT_FALSE(rows[1].metrics.clock_event_reasons.has_value());
+  EXPECT_FALSE(rows[1].metrics.clock_event_reasons_mask.has_value());
+  EXPECT_EQ(rows[1].metrics.utilization_percent, 93.0);
+}
+
+TEST(QueryGpuCsv, TheOlderFourteenColumnsStillRead) {
+  const auto rows = ok_or_fail(parse_query_gpu_csv(fixture("query-gpu_2x-a100_noheader-nounits.csv")));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].metrics.memory_used_mib, 1215);
+  EXPECT_FALSE(rows[1].metrics.memory_free_mib.has_value());
+  EXPECT_FALSE(rows[1].metrics.sm_clock_mhz.has_value());
+  EXPECT_FALSE(rows[1].metrics.clock_event_reasons.has_value());
+}
+
 TEST(QueryGpuCsv, EmptyOutputHasNoRows) { EXPECT_TRUE(ok_or_fail(parse_query_gpu_csv("\n")).empty()); }
 
 // ---- mig tables ------------------------------------------------------------
@@ -208,7 +254,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadTable{"ListMigNoUuid", error_of(parse_list), "GPU 0: A (UUID: GPU-1)\n  MIG 1g.5gb Device 0:\n", "line 2", "MIG <profile>"},
         BadTable{"ListMigBadDevice", error_of(parse_list), "GPU 0: A (UUID: GPU-1)\n  MIG 1g.5gb Device x: (UUID: MIG-1)\n",
                  "line 2", "'x:'"},
-        BadTable{"CsvColumns", error_of(parse_query_gpu_csv), "0, GPU-1, T4\n", "line 1", "expected 14"},
+        BadTable{"CsvColumns", error_of(parse_query_gpu_csv), "0, GPU-1, T4\n", "line 1", "expected 18"},
+        BadTable{"CsvColumnsAfterTheFirstLine", error_of(parse_query_gpu_csv),
+                 "0, a, b, c, 1, d, [N/A], [N/A], 1, 1, 1, 1, 0, 0\n1, a, b, c, 1, d, [N/A], [N/A], 1, 1, 1, 1, 0, 0, 1, 1, 1, 0x1\n",
+                 "line 2", "expected 14"},
+        BadTable{"CsvReasonMask", error_of(parse_query_gpu_csv),
+                 "0, a, b, c, 1, d, [N/A], [N/A], 1, 1, 1, 1, 0, 0, 1, 1, 1, Active\n", "line 1",
+                 "column clocks_event_reasons.active: not a hexadecimal mask: 'Active'"},
+        BadTable{"CsvClock", error_of(parse_query_gpu_csv),
+                 "0, a, b, c, 1, d, [N/A], [N/A], 1, 1, 1, 1, 0, 0, 1, fast, 1, 0x1\n", "line 1",
+                 "column clocks.sm: not a whole number: 'fast'"},
         BadTable{"CsvIndex", error_of(parse_query_gpu_csv),
                  "0, a, b, c, 1, d, [N/A], [N/A], 1, 1, 1, 1, 0, 0\nx, a, b, c, 1, d, [N/A], [N/A], 1, 1, 1, 1, 0, 0\n",
                  "line 2", "column index"},
@@ -218,7 +273,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "column mig.mode.current"},
         BadTable{"CsvHeaderWithoutIndex", error_of(parse_query_gpu_csv), "name, uuid\nT4, GPU-1\n", "line 1", "no index"},
         BadTable{"CsvQueryError", error_of(parse_query_gpu_csv), "Field \"pci.bus\" is not a valid field to query.\n",
-                 "line 1", "expected 14"},
+                 "line 1", "expected 18"},
         BadTable{"LgiNotATable", error_of(parse_mig_lgi), "Failed to initialize NVML: Driver/library version mismatch\n",
                  "line 1", "not part of a table"},
         BadTable{"LgiNoBody", error_of(parse_mig_lgi), "+----+\n| GPU instances: |\n", "line 1", "'|===|'"},

@@ -112,7 +112,8 @@ TEST(QueryXml, MigDevicesBecomeInstancesWithIdsOnly) {
     EXPECT_EQ(m.profile, "");
     EXPECT_EQ(m.profile_id, -1);
   }
-  const std::vector<XmlMigDevice> devices{{0, 0, 1, 0, 40192}, {0, 1, 5, 0, 19968}, {0, 2, 13, 0, 9728}};
+  const std::vector<XmlMigDevice> devices{
+      {0, 0, 1, 0, 40192, 38012, 2180}, {0, 1, 5, 0, 19968, 12, 19955}, {0, 2, 13, 0, 9728, 6, 9721}};
   EXPECT_EQ(xml.mig_devices, devices);
 }
 

@@ -31,6 +31,10 @@ struct FakeNvml {
     set_nvlinks = symbol<fakeNvmlSetNvLinks_fn>("fakeNvmlSetNvLinks");
     set_nvswitch_links = symbol<fakeNvmlSetNvSwitchLinks_fn>("fakeNvmlSetNvSwitchLinks");
     set_metrics = symbol<fakeNvmlSetMetrics_fn>("fakeNvmlSetMetrics");
+    set_telemetry = symbol<fakeNvmlSetTelemetry_fn>("fakeNvmlSetTelemetry");
+    set_instance_activity = symbol<fakeNvmlSetInstanceActivity_fn>("fakeNvmlSetInstanceActivity");
+    advance_clock = symbol<fakeNvmlAdvanceClock_fn>("fakeNvmlAdvanceClock");
+    gpm_samples_held = symbol<fakeNvmlGpmSamplesHeld_fn>("fakeNvmlGpmSamplesHeld");
     call_count = symbol<fakeNvmlCallCount_fn>("fakeNvmlCallCount");
     init_count = symbol<fakeNvmlInitCount_fn>("fakeNvmlInitCount");
   }
@@ -55,6 +59,10 @@ struct FakeNvml {
   fakeNvmlSetNvLinks_fn set_nvlinks = nullptr;
   fakeNvmlSetNvSwitchLinks_fn set_nvswitch_links = nullptr;
   fakeNvmlSetMetrics_fn set_metrics = nullptr;
+  fakeNvmlSetTelemetry_fn set_telemetry = nullptr;
+  fakeNvmlSetInstanceActivity_fn set_instance_activity = nullptr;
+  fakeNvmlAdvanceClock_fn advance_clock = nullptr;
+  fakeNvmlGpmSamplesHeld_fn gpm_samples_held = nullptr;
   fakeNvmlCallCount_fn call_count = nullptr;
   fakeNvmlInitCount_fn init_count = nullptr;
 };

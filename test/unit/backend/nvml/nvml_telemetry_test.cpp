@@ -1,6 +1,9 @@
 // Metrics and processes through the NVML backend.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "fake_nvml_fixture.h"
 
 namespace gpupool::backend::nvml_test {
@@ -23,6 +26,67 @@ TEST_F(NvmlBackendTest, MetricsOfEveryGpu) {
   EXPECT_EQ(m.memory_used_mib, 2048);
   EXPECT_EQ(m.ecc_corrected_total, 3);
   EXPECT_EQ(m.ecc_uncorrected_total, 1);
+}
+
+TEST_F(NvmlBackendTest, MemoryEnergyClocksAndClockEventReasons) {
+  auto backend = make();
+  ASSERT_EQ(fake.set_telemetry(1, 123456789, 1755, 2619, 0x44 /* sw power cap, hw thermal slowdown */), 0);
+  ASSERT_EQ(fake.add_process(1, 100, 2ULL << 30, -1), 0);
+  const auto metrics = backend->metrics();
+  ASSERT_EQ(metrics.size(), 3U);
+  const GpuMetrics& m = metrics[1];
+  EXPECT_EQ(m.memory_total_mib, 81920);
+  EXPECT_EQ(m.memory_used_mib, 2048);
+  EXPECT_EQ(m.memory_free_mib, 81920 - 2048);
+  EXPECT_EQ(m.energy_millijoules, 123456789);
+  EXPECT_EQ(m.sm_clock_mhz, 1755);
+  EXPECT_EQ(m.memory_clock_mhz, 2619);
+  EXPECT_EQ(m.clock_event_reasons_mask, 0x44U);
+  EXPECT_EQ(m.clock_event_reasons, (std::vector<std::string>{"sw_power_cap", "hw_thermal_slowdown"}));
+  EXPECT_TRUE(m.instances.empty());
+  // The fake's defaults on the others: an idle GPU.
+  EXPECT_EQ(metrics[0].clock_event_reasons, std::vector<std::string>{"gpu_idle"});
+  EXPECT_EQ(metrics[0].sm_clock_mhz, 1410);
+  EXPECT_EQ(metrics[0].energy_millijoules, 0);
+  // The R535 name is preferred where the library has it.
+  EXPECT_EQ(fake.call_count("nvmlDeviceGetCurrentClocksEventReasons"), 3);
+  EXPECT_EQ(fake.call_count("nvmlDeviceGetCurrentClocksThrottleReasons"), 0);
+}
+
+TEST_F(NvmlBackendTest, ReasonBitsNvmlHasNotNamedStayInTheMaskOnly) {
+  auto backend = make();
+  ASSERT_EQ(fake.set_telemetry(0, 0, 1410, 1593, 0x10000 | 0x100 | 0x1), 0);
+  const GpuMetrics m = backend->metrics()[0];
+  EXPECT_EQ(m.clock_event_reasons_mask, 0x10101U);
+  EXPECT_EQ(m.clock_event_reasons, (std::vector<std::string>{"gpu_idle", "display_clock_setting"}));
+  ASSERT_EQ(fake.set_telemetry(0, 0, 1410, 1593, 0), 0);
+  EXPECT_EQ(backend->metrics()[0].clock_event_reasons, std::vector<std::string>{});  // known: none active
+}
+
+TEST_F(NvmlBackendTest, NewReadingsAGpuDoesNotSupportAreLeftEmpty) {
+  auto backend = make();
+  fake.fail_next("nvmlDeviceGetTotalEnergyConsumption", 3 /* NVML_ERROR_NOT_SUPPORTED */, 3);
+  fake.fail_next("nvmlDeviceGetClockInfo", 3, 6);
+  fake.fail_next("nvmlDeviceGetCurrentClocksEventReasons", 3, 3);
+  for (const GpuMetrics& m : backend->metrics()) {
+    EXPECT_FALSE(m.energy_millijoules.has_value()) << m.index;
+    EXPECT_FALSE(m.sm_clock_mhz.has_value()) << m.index;
+    EXPECT_FALSE(m.memory_clock_mhz.has_value()) << m.index;
+    EXPECT_FALSE(m.clock_event_reasons.has_value()) << m.index;
+    EXPECT_FALSE(m.clock_event_reasons_mask.has_value()) << m.index;
+    EXPECT_TRUE(m.memory_total_mib.has_value()) << m.index;
+  }
+  EXPECT_TRUE(backend->metrics()[0].energy_millijoules.has_value());  // the failures were those calls'
+
+  fake.fail_next("nvmlDeviceGetTotalEnergyConsumption", 15 /* NVML_ERROR_GPU_IS_LOST */, 1);
+  EXPECT_EQ(error_code([&] { backend->metrics(); }), "NVML_ERROR_GPU_IS_LOST");
+}
+
+TEST_F(NvmlBackendTest, MetricsDoNotInitialiseNvmlAgain) {
+  auto backend = make();
+  for (int i = 0; i < 3; ++i) backend->metrics();
+  EXPECT_EQ(fake.call_count("nvmlInit_v2"), 1);
+  EXPECT_EQ(fake.init_count(), 1);
 }
 
 TEST_F(NvmlBackendTest, NoUtilisationInMigMode) {
