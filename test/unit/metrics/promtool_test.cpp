@@ -2,61 +2,18 @@
 // exposition of every family the operator exports, with sample values.
 // Skips only when promtool is not installed (Debian package prometheus;
 // tools/dev/setup.sh installs it).
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <optional>
-#include <sstream>
 #include <string>
 
 #include "gpupool/metrics/controller_metrics.h"
 #include "gpupool/metrics/exposition.h"
 #include "gpupool/runtime/prometheus_workqueue_metrics.h"
+#include "support/promtool.h"
 
 namespace gpupool::metrics {
 namespace {
-
-std::optional<std::string> find_promtool() {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/promtool";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return std::nullopt;
-}
-
-struct Check {
-  int exit_code = -1;
-  std::string output;
-};
-
-// Runs `promtool check metrics` with `exposition` on its standard input.
-Check promtool_check(const std::string& promtool, const std::string& exposition) {
-  char path[] = "/tmp/gpupool-promtool-XXXXXX";
-  const int fd = ::mkstemp(path);
-  if (fd < 0) throw std::runtime_error("mkstemp failed");
-  ::close(fd);
-  std::ofstream(path) << exposition;
-  const std::string command = "'" + promtool + "' check metrics < '" + path + "' 2>&1";
-  Check out;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) throw std::runtime_error("popen failed");
-  char buffer[4096];
-  std::size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) out.output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  ::unlink(path);
-  if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
-  return out;
-}
 
 // Every family the operator exports, each with values of every shape.
 void populate(Registry& registry) {
@@ -98,7 +55,7 @@ void populate(Registry& registry) {
 }
 
 TEST(Promtool, AcceptsEveryFamilyWeExport) {
-  const auto promtool = find_promtool();
+  const auto promtool = test::find_promtool();
   if (!promtool) {
     GTEST_SKIP() << "promtool not found on PATH: install the Debian package `prometheus` (tools/dev/setup.sh does)";
   }
@@ -114,18 +71,18 @@ TEST(Promtool, AcceptsEveryFamilyWeExport) {
         "workqueue_longest_running_processor_seconds", "workqueue_retries_total"}) {
     EXPECT_NE(exposition.find("# TYPE " + std::string(name) + " "), std::string::npos) << name;
   }
-  const Check check = promtool_check(*promtool, exposition);
+  const test::PromtoolCheck check = test::promtool_check_metrics(*promtool, exposition);
   EXPECT_EQ(check.exit_code, 0) << "promtool says:\n" << check.output << "\non:\n" << exposition;
 }
 
 TEST(Promtool, TheHarnessSeesProblems) {
-  const auto promtool = find_promtool();
+  const auto promtool = test::find_promtool();
   if (!promtool) {
     GTEST_SKIP() << "promtool not found on PATH: install the Debian package `prometheus` (tools/dev/setup.sh does)";
   }
   Registry registry;
   registry.counter("requests", "A counter without the _total suffix.").with({}).inc();
-  const Check check = promtool_check(*promtool, render_text(registry));
+  const test::PromtoolCheck check = test::promtool_check_metrics(*promtool, render_text(registry));
   EXPECT_NE(check.exit_code, 0) << check.output;
   EXPECT_NE(check.output.find("_total"), std::string::npos) << check.output;
 }
