@@ -136,16 +136,33 @@ GaugeFunction& Registry::gauge_function(const std::string& name, const std::stri
   return child;
 }
 
+void Registry::add_collector(std::function<std::vector<FamilySnapshot>()> fn) {
+  std::lock_guard lock(mu_);
+  collectors_.push_back(std::move(fn));
+}
+
 std::vector<FamilySnapshot> Registry::collect() const {
   std::vector<const FamilyBase*> families;
+  std::vector<std::function<std::vector<FamilySnapshot>()>> collectors;
   {
     std::lock_guard lock(mu_);
     families.reserve(families_.size());
     for (const auto& [name, family] : families_) families.push_back(family.get());
+    collectors = collectors_;
   }
   std::vector<FamilySnapshot> out;
   out.reserve(families.size());
   for (const auto* family : families) out.push_back(family->collect());
+  if (collectors.empty()) return out;
+  std::set<std::string> names;
+  for (const auto& f : out) names.insert(f.name);
+  for (const auto& c : collectors) {
+    for (auto& f : c()) {
+      if (f.children.empty() || !names.insert(f.name).second) continue;
+      out.push_back(std::move(f));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const FamilySnapshot& a, const FamilySnapshot& b) { return a.name < b.name; });
   return out;
 }
 

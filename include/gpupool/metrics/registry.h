@@ -52,6 +52,13 @@ class Registry {
   // The unlabelled case in one call: registers and sets the function.
   GaugeFunction& gauge_function(const std::string& name, const std::string& help, std::function<double()> fn);
 
+  // Families built elsewhere (the agent's GPU families, rebuilt once per
+  // collection interval), merged into collect(). A collector's family with the
+  // name of a registered one, or of an earlier collector's, is dropped, so the
+  // exposition never holds a name twice. `fn` is called on every collect()
+  // and must be thread-safe; it lives as long as the registry.
+  void add_collector(std::function<std::vector<FamilySnapshot>()> fn);
+
   // Every family, sorted by name.
   std::vector<FamilySnapshot> collect() const;
 
@@ -64,6 +71,7 @@ class Registry {
 
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<FamilyBase>> families_;
+  std::vector<std::function<std::vector<FamilySnapshot>()>> collectors_;
 };
 
 // The process-wide registry that the operator's /metrics serves. Never

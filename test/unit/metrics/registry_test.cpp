@@ -148,3 +148,42 @@ TEST(MetricRegistry, PrivateRegistriesAreIndependentOfTheDefault) {
 
 }  // namespace
 }  // namespace gpupool::metrics
+
+namespace gpupool::metrics {
+namespace {
+
+// Families built elsewhere join collect() in name order; a name already taken
+// (registered, or an earlier collector's) and empty families are dropped.
+TEST(MetricRegistry, CollectorsJoinInNameOrderWithoutDuplicateNames) {
+  Registry r;
+  r.gauge("b_registered", "registered").with({}).set(1);
+  auto family = [](std::string name, double v) {
+    FamilySnapshot f;
+    f.name = std::move(name);
+    f.help = "built elsewhere";
+    f.kind = MetricKind::Gauge;
+    ChildSnapshot c;
+    c.value = v;
+    f.children.push_back(c);
+    return f;
+  };
+  int calls = 0;
+  r.add_collector([&] {
+    ++calls;
+    FamilySnapshot empty = family("d_empty", 0);
+    empty.children.clear();
+    return std::vector<FamilySnapshot>{family("c_collected", 2), family("a_collected", 3), family("b_registered", 9), empty};
+  });
+  r.add_collector([&] { return std::vector<FamilySnapshot>{family("a_collected", 4)}; });
+  const auto fs = r.collect();
+  std::vector<std::string> names;
+  for (const auto& f : fs) names.push_back(f.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"a_collected", "b_registered", "c_collected"}));
+  EXPECT_EQ(fs[0].children.at(0).value, 3) << "the first collector's a_collected";
+  EXPECT_EQ(fs[1].children.at(0).value, 1) << "the registered family wins";
+  r.collect();
+  EXPECT_EQ(calls, 2) << "called on every collect()";
+}
+
+}  // namespace
+}  // namespace gpupool::metrics
