@@ -21,7 +21,7 @@ std::optional<std::string> find_promtool() {
   return std::nullopt;
 }
 
-PromtoolCheck promtool_check(const std::string& promtool, const std::string& exposition) {
+PromtoolCheck promtool_check_metrics(const std::string& promtool, const std::string& exposition) {
   const auto run = testenv::run_command(promtool, {"check", "metrics"}, exposition, std::chrono::minutes(1));
   return {run.status, run.out + run.err};
 }

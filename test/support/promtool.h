@@ -17,6 +17,6 @@ struct PromtoolCheck {
 };
 
 // Runs `promtool check metrics` with `exposition` on its standard input.
-PromtoolCheck promtool_check(const std::string& promtool, const std::string& exposition);
+PromtoolCheck promtool_check_metrics(const std::string& promtool, const std::string& exposition);
 
 }  // namespace gpupool::test
