@@ -1,7 +1,8 @@
 // The kubelet's pod-resources endpoint for tests: a real gRPC server of
 // v1.PodResourcesLister on a unix socket, answering List from a table, or
 // never answering. Header-only so that only the tests that include it need
-// gRPC (test/unit globs *_test.cpp; test/support is linked by every test).
+// gRPC (with gpupool_podresources_proto): the unit tests and the agent's
+// metrics integration test.
 #pragma once
 
 #include <stdlib.h>

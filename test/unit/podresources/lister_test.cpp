@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "fake_kubelet.h"
+#include "support/fake_kubelet.h"
 #include "gpupool/podresources/attribution.h"
 #include "gpupool/podresources/lister.h"
 
