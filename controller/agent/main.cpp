@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -14,8 +15,12 @@
 #include "gpupool/common/shutdown.h"
 #include "gpupool/common/subprocess.h"
 #include "gpupool/kube/config.h"
+#include "gpupool/metrics/build_info.h"
+#include "gpupool/node/gpu_metrics_collector.h"
 #include "gpupool/node/lease_heartbeat.h"
 #include "gpupool/node/node_agent.h"
+#include "gpupool/node/telemetry_poller.h"
+#include "gpupool/podresources/lister.h"
 #include "gpupool/runtime/manager.h"
 
 namespace {
@@ -53,7 +58,7 @@ int main(int argc, char** argv) {
   runtime::ManagerOptions mo;
   mo.metrics_bind_address = ":8080";
   mo.health_probe_bind_address = ":8081";
-  double qps = 5, lease_s = 10, heartbeat_s = 300, inventory_s = 30, drain_poll_s = 2;
+  double qps = 5, lease_s = 10, heartbeat_s = 300, inventory_s = 30, drain_poll_s = 2, telemetry_s = 10;
   int burst = 10;
   bool simulated_device_plugin = true;
   std::string host_command_prefix = "nsenter --target 1 --mount --uts --ipc --net --pid --";
@@ -95,6 +100,19 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1.0, 86400.0));
   app.add_option("--inventory-interval", inventory_s, "Seconds between reads of the GPUs when nothing else happens")
       ->capture_default_str()->check(CLI::Range(0.1, 3600.0));
+  app.add_option("--telemetry-interval", telemetry_s,
+                 "Seconds between reads of the GPUs' metrics (temperature, ECC, ...) for GPU health; XID events are "
+                 "drained every second, or this often when shorter")
+      ->capture_default_str()->check(CLI::Range(0.1, 3600.0));
+  std::string pod_resources_socket(gpupool::podresources::kDefaultKubeletSocket), dcgm_naming = "classic";
+  app.add_option("--pod-resources-socket", pod_resources_socket,
+                 "The kubelet's pod-resources socket: which pod holds each GPU, for the GPU metrics' pod labels "
+                 "(mount its directory, not the file, so kubelet restarts are survived); empty: no pod labels")
+      ->capture_default_str();
+  app.add_option("--dcgm-naming", dcgm_naming,
+                 "Names of the dcgm-exporter-compatible GPU metrics: classic (before dcgm-exporter 4.8.3, what most "
+                 "dashboards query) or dcgm-4.9 (DCGM 4.7 field names, base units, label hostname)")
+      ->capture_default_str()->check(CLI::IsMember({"classic", "dcgm-4.9"}));
   app.add_option("--drain-poll-interval", drain_poll_s, "Seconds between checks of a drain in progress")->capture_default_str()
       ->check(CLI::Range(0.05, 600.0));
   app.add_option("--kube-api-qps", qps, "Queries per second to the API server")->capture_default_str()->check(CLI::PositiveNumber);
@@ -105,6 +123,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   gpupool::log::init(*gpupool::log::parse_format(log_format), log_level);
+  gpupool::metrics::register_build_info(gpupool::metrics::default_registry());
   if (node_name.empty()) {
     const char* env = std::getenv("NODE_NAME");
     node_name = env ? env : "";
@@ -176,6 +195,13 @@ int main(int argc, char** argv) {
     ao.drain_poll = seconds(drain_poll_s);
     ao.advertise_resources = selected.simulated != nullptr && simulated_device_plugin;  // it plays the device plugin
     ao.device_plugin_restart_after = std::chrono::seconds(device_plugin_restart_s);
+    // One caller at a time (backend.h): the agent's passes and the telemetry poller.
+    node::SerializedBackend gpus(*selected.backend);
+    node::TelemetryPollerOptions to;
+    to.interval = seconds(telemetry_s);
+    to.xid_interval = std::min(to.interval, std::chrono::milliseconds(1000));
+    node::TelemetryPoller telemetry(gpus, to);
+    ao.telemetry = &telemetry;
     if (auto* sim = selected.simulated) {
       ao.on_gpu_pods = [sim](const std::vector<node::PodFacts>& facts) {
         std::vector<backend::SimulatedPod> pods_now;
@@ -183,7 +209,7 @@ int main(int argc, char** argv) {
         sim->set_gpu_pods(std::move(pods_now));
       };
     }
-    node::NodeAgent agent(manager.client(), eviction_client, *selected.backend, *installer, gpunodes->store(),
+    node::NodeAgent agent(manager.client(), eviction_client, gpus, *installer, gpunodes->store(),
                           nodes->store(), pods->store(), *sel.catalog, ao);
     runtime::ControllerOptions co;
     co.name = "gpunode-agent";
@@ -207,6 +233,25 @@ int main(int argc, char** argv) {
     controller.watches<kube::Object>(*pods, to_node);
     manager.add(controller);
     controller.enqueue({"", node_name});
+    // A snapshot that changes a GPU's health wakes the agent to write it.
+    telemetry.subscribe([&agent, &controller, node_name](const node::TelemetrySnapshot& s) {
+      if (agent.observe_telemetry(s)) controller.enqueue({"", node_name});
+    });
+    // The GPU metrics: built once per snapshot, served from /metrics (README, "GPU metrics").
+    node::GpuMetricsSources ms;
+    ms.inventory = [&gpus] { return gpus.last_inventory(); };
+    ms.health = [&gpunodes, node_name] {
+      auto obj = gpunodes->store().get(node_name);
+      return obj ? node::gpu_health_of(obj->doc) : std::map<int, gpupool::api::GPUHealth>{};
+    };
+    if (!pod_resources_socket.empty()) ms.lister = gpupool::podresources::make_grpc_lister(pod_resources_socket);
+    gpupool::exporter::ExporterOptions eo;
+    eo.dcgm = dcgm_naming == "dcgm-4.9" ? gpupool::exporter::DcgmNaming::dcgm_4_9 : gpupool::exporter::DcgmNaming::classic;
+    // Shared with the process-wide registry, which outlives this scope.
+    auto gpu_metrics = std::make_shared<node::GpuMetricsCollector>(node_name, eo, std::move(ms));
+    telemetry.subscribe([gpu_metrics](const node::TelemetrySnapshot& s) { gpu_metrics->on_snapshot(s); });
+    gpupool::metrics::default_registry().add_collector([gpu_metrics] { return gpu_metrics->families(); });
+    std::jthread telemetry_thread([&telemetry](std::stop_token stop) { telemetry.run(stop); });
 
     node::LeaseHeartbeatOptions lo;
     lo.namespace_ = ns;
@@ -216,6 +261,8 @@ int main(int argc, char** argv) {
     std::jthread lease_thread([&heartbeat](std::stop_token stop) { heartbeat.run(stop); });
 
     const int code = manager.run(shutdown.token());
+    telemetry_thread.request_stop();
+    telemetry_thread.join();
     lease_thread.request_stop();
     spdlog::info("shutting down (signal {})", shutdown.signal());
     return code;

@@ -10,6 +10,7 @@
 #include "gpupool/common/shutdown.h"
 #include "gpupool/kube/config.h"
 #include "gpupool/kube/errors.h"
+#include "gpupool/metrics/build_info.h"
 #include "gpupool/runtime/manager.h"
 #include "gpupool/gpu/mig_parted.h"
 #include "gpupool/runtime/event_recorder.h"
@@ -80,6 +81,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   gpupool::log::init(*gpupool::log::parse_format(log_format), log_level);
+  gpupool::metrics::register_build_info(gpupool::metrics::default_registry());
   auto ms = [](double seconds) { return std::chrono::milliseconds(static_cast<long long>(seconds * 1000)); };
   mo.lease_duration = ms(lease_s);
   mo.renew_deadline = ms(renew_s);

@@ -2,6 +2,7 @@
 
 #include "gpupool/common/rfc3339.h"
 #include "gpupool/kube/resource.h"
+#include "gpupool/metrics/registry.h"
 
 namespace gpupool::controller {
 namespace {
@@ -60,6 +61,7 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
   o.catalog = &gpu::Catalog::builtin();
   o.mig_parted = mig_parted;
   o.events = events;
+  o.metrics = &metrics::default_registry();
   reconciler_ = std::make_unique<pool_controller::PoolReconciler>(
       manager.client(),
       pool_controller::PoolStores{pools->store(), policies->store(), nodes->store(), gpunodes->store(), leases->store()},
@@ -81,29 +83,62 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
   };
   controller_->watches<kube::Object>(*pools, all_pools);
   controller_->watches<kube::Object>(*nodes, all_pools, node_changed);
-  controller_->watches<kube::Object>(*gpunodes, [all_pools](const kube::Object& g) {
+  // A GPUNode wakes its pool (no pool: every pool); an agent's Lease the pool
+  // of its node; a GPUPolicy the pools that use it.
+  auto gpunode_to_pool = [all_pools](const kube::Object& g) {
     const std::string pool = kube::string_at(g.doc, {"spec", "pool"});
     return pool.empty() ? all_pools(g) : std::vector<Request>{{"", pool}};
-  });
-  auto gpunode_store = &gpunodes->store();
-  controller_->watches<kube::Object>(
-      *leases,
-      [gpunode_store](const kube::Object& l) {
-        const std::string prefix = "gpupool-agent-";
-        if (l.name.rfind(prefix, 0) != 0) return std::vector<Request>{};
-        auto g = gpunode_store->get(l.name.substr(prefix.size()));
-        const std::string pool = g ? kube::string_at(g->doc, {"spec", "pool"}) : "";
-        return pool.empty() ? std::vector<Request>{} : std::vector<Request>{{"", pool}};
-      },
-      lease_revived);
-  controller_->watches<kube::Object>(*policies, [pool_store](const kube::Object& policy) {
+  };
+  auto* gpunode_store = &gpunodes->store();
+  auto lease_to_pool = [gpunode_store](const kube::Object& l) {
+    const std::string prefix = "gpupool-agent-";
+    if (l.name.rfind(prefix, 0) != 0) return std::vector<Request>{};
+    auto g = gpunode_store->get(l.name.substr(prefix.size()));
+    const std::string pool = g ? kube::string_at(g->doc, {"spec", "pool"}) : "";
+    return pool.empty() ? std::vector<Request>{} : std::vector<Request>{{"", pool}};
+  };
+  auto policy_to_pools = [pool_store](const kube::Object& policy) {
     std::vector<Request> out;
     for (const auto& p : pool_store->list()) {
       if (kube::string_at(p->doc, {"spec", "policyRef", "name"}) == policy.name) out.push_back({"", p->name});
     }
     return out;
-  });
+  };
+  controller_->watches<kube::Object>(*gpunodes, gpunode_to_pool);
+  controller_->watches<kube::Object>(*leases, lease_to_pool, lease_revived);
+  controller_->watches<kube::Object>(*policies, policy_to_pools);
   manager.add(*controller_);
+
+  // GPU health: the same pools, woken by the same objects (GPUNode status
+  // included); a pool change or a marked Node also wakes the sweep of nodes
+  // outside every pool.
+  pool_controller::HealthReconcilerOptions ho;
+  ho.agent_namespace = agent_namespace;
+  ho.events = events;
+  ho.metrics = &metrics::default_registry();
+  health_ = std::make_unique<pool_controller::HealthReconciler>(
+      manager.client(),
+      pool_controller::PoolStores{pools->store(), policies->store(), nodes->store(), gpunodes->store(), leases->store()},
+      ho);
+  runtime::ControllerOptions hc;
+  hc.name = "gpu-health";
+  hc.concurrency = concurrency;
+  health_controller_ = std::make_unique<runtime::Controller>(std::move(hc), *health_);
+  health_controller_->watches<kube::Object>(*pools, [all_pools](const kube::Object& p) {
+    auto out = all_pools(p);
+    out.push_back({"", p.name});
+    out.push_back(pool_controller::kOutsidePools);
+    return out;
+  });
+  health_controller_->watches<kube::Object>(*nodes, [all_pools](const kube::Object& n) {
+    auto out = all_pools(n);
+    if (pool_controller::HealthReconciler::marked(n)) out.push_back(pool_controller::kOutsidePools);
+    return out;
+  }, node_changed);
+  health_controller_->watches<kube::Object>(*gpunodes, gpunode_to_pool);
+  health_controller_->watches<kube::Object>(*leases, lease_to_pool, lease_revived);
+  health_controller_->watches<kube::Object>(*policies, policy_to_pools);
+  manager.add(*health_controller_);
 
   // The device plugin's ConfigMap: one key, woken by spec changes of pools and GPUNodes.
   const auto slash = device_plugin_configmap.find('/');

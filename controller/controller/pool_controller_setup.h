@@ -1,12 +1,14 @@
 // Wires the GPUPool reconciler into the manager: its informers (GPUPools,
 // GPUPolicies, Nodes, GPUNodes, the agents' Leases), which events wake which
-// pools, and the controller itself.
+// pools, and the controller itself; and the GPU health reconciler on the
+// same informers.
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "gpupool/gpu/mig_parted.h"
+#include "gpupool/pool_controller/health_reconciler.h"
 #include "gpupool/pool_controller/pool_reconciler.h"
 #include "gpupool/pool_controller/support_reconcilers.h"
 #include "gpupool/runtime/controller.h"
@@ -29,6 +31,8 @@ class PoolController {
   std::unique_ptr<runtime::Controller> plugin_config_controller_;
   std::unique_ptr<pool_controller::PolicyStatusReconciler> policy_status_;
   std::unique_ptr<runtime::Controller> policy_status_controller_;
+  std::unique_ptr<pool_controller::HealthReconciler> health_;
+  std::unique_ptr<runtime::Controller> health_controller_;
 };
 
 }  // namespace gpupool::controller

@@ -11,6 +11,7 @@
 #include "gpupool/node/node_patches.h"
 #include "gpupool/node/node_plan.h"
 #include "gpupool/node/observed_status.h"
+#include "gpu_health_tracker.h"
 #include "node_agent_pass.h"
 
 namespace gpupool::node {
@@ -29,7 +30,11 @@ NodeAgent::NodeAgent(kube::Client& client, kube::Client& eviction_client, backen
       nodes_(nodes),
       pods_(pods),
       catalog_(catalog),
-      options_(std::move(options)) {}
+      options_(std::move(options)),
+      health_(std::make_unique<GpuHealthTracker>(GpuHealthTrackerOptions{
+          options_.telemetry ? std::max(3 * options_.telemetry->options().interval, std::chrono::milliseconds(30000))
+                             : std::chrono::milliseconds(30000),
+          std::chrono::minutes(5)})) {}
 
 NodeAgent::~NodeAgent() = default;
 
@@ -71,10 +76,14 @@ Result NodeAgent::reconcile(const runtime::Request& request, std::stop_token sto
   pass.status = pass.previous;
   pass.node = nodes_.get(options_.node_name);
   pass.plugin_watch = &plugin_watch_;
+  const auto snapshot = options_.telemetry ? options_.telemetry->latest() : nullptr;
 
   Result result = Result::requeue_after(options_.inventory_interval);
+  if (pass.backend_error.empty()) fill_observed(pass.status, pass.inventory);
+  // Health first: what is advertised (sync_node) depends on it. Judged on
+  // the GPUs as last reported when the inventory cannot be read.
+  const auto health_again = pass.judge_health(*health_, snapshot.get());
   if (pass.backend_error.empty()) {
-    fill_observed(pass.status, pass.inventory);
     result = pass.carry_out();
     if (auto again = pass.sync_node();
         again && result.kind() == Result::Kind::RequeueAfter && *again < result.after()) {
@@ -82,8 +91,25 @@ Result NodeAgent::reconcile(const runtime::Request& request, std::stop_token sto
     }
   }
   pass.set_conditions();
+  pass.set_health_condition();
   pass.write_status();
+  if (health_again && result.kind() == Result::Kind::RequeueAfter && *health_again < result.after()) {
+    result = Result::requeue_after(*health_again);
+  }
   return result;
+}
+
+bool NodeAgent::observe_telemetry(const TelemetrySnapshot& snapshot) {
+  auto gpunode = gpunodes_.get(options_.node_name);
+  if (!gpunode || gpunode->deleting) return false;
+  auto decoded = api::decode_gpunode(gpunode->doc);
+  if (!decoded.ok() || !decoded.value->status) return false;
+  const auto& reported = decoded.value->status->gpus;
+  const auto verdicts =
+      health_->judge(decoded.value->spec.health, gpu_identities(reported), &snapshot, std::chrono::system_clock::now());
+  auto judged = reported;
+  apply_verdicts(judged, verdicts);
+  return judged != reported;
 }
 
 }  // namespace gpupool::node

@@ -14,6 +14,7 @@
 #include "gpupool/node/node_labels.h"
 #include "gpupool/node/observed_status.h"
 #include "gpupool/node/node_patches.h"
+#include "gpu_health_tracker.h"
 
 namespace gpupool::node {
 
@@ -363,9 +364,21 @@ std::optional<std::chrono::milliseconds> AgentPass::sync_node() {
     spdlog::info("node {}: labels updated", options.node_name);
   }
   if (options.advertise_resources) {
-    if (auto p = capacity_patch(*node_json(), extended_resources(in), is_agent_owned_resource)) {
+    // Taken out for GPU health: the Unhealthy GPUs are not advertised (not
+    // before, so a node held back by maxUnhealthyNodes keeps serving).
+    LabelInputs advertised = in;
+    backend::Inventory healthy_only;
+    std::vector<int> withdrawn;
+    if (node_taken_out_for_health(*node_json())) {
+      healthy_only = without_unhealthy(inventory, status.gpus, &withdrawn);
+      advertised.inventory = &healthy_only;
+    }
+    if (auto p = capacity_patch(*node_json(), extended_resources(advertised), is_agent_owned_resource)) {
       patch_node(*p, true);
-      spdlog::info("node {}: advertised resources updated: {}", options.node_name, *p);
+      std::string gpus;
+      for (int i : withdrawn) gpus += (gpus.empty() ? "" : ", ") + std::to_string(i);
+      spdlog::info("node {}: advertised resources updated: {}{}", options.node_name, *p,
+                   withdrawn.empty() ? "" : " (unhealthy GPUs not advertised: " + gpus + ")");
     }
   }
   if (!nvidia) return std::nullopt;
@@ -468,14 +481,27 @@ void AgentPass::set_conditions() {
   } else {
     cond("PartitionReady", true, "Applied", "the GPUs are partitioned as the spec says");
   }
-  api::Condition healthy;
-  healthy.type = "Healthy";
-  healthy.status = api::ConditionStatus::unknown;
-  healthy.observed_generation = generation();
-  healthy.last_transition_time = t;
-  healthy.reason = "NotChecked";
-  healthy.message = "GPU health checks (XID, temperature, ECC) are not run by this agent version";
-  api::set_condition(status.conditions, healthy);
+}
+
+std::optional<std::chrono::milliseconds> AgentPass::judge_health(GpuHealthTracker& health,
+                                                                 const TelemetrySnapshot* snapshot) {
+  const auto t = std::chrono::system_clock::now();
+  const auto verdicts = health.judge(object.spec.health, gpu_identities(status.gpus), snapshot, t);
+  apply_verdicts(status.gpus, verdicts);
+  std::optional<std::chrono::milliseconds> again;
+  for (const auto& [uuid, v] : verdicts) {
+    if (!v.next_check) continue;
+    // A little after the cause stops counting, so that judgment sees it gone.
+    const auto d = std::chrono::ceil<std::chrono::milliseconds>(*v.next_check - t) + std::chrono::milliseconds(100);
+    const auto wait = std::max(d, std::chrono::milliseconds(100));
+    again = again ? std::min(*again, wait) : wait;
+  }
+  return again;
+}
+
+void AgentPass::set_health_condition() {
+  api::set_condition(status.conditions,
+                     healthy_condition(status.gpus, object.spec.health.has_value(), generation(), now()));
 }
 
 void AgentPass::write_status() {

@@ -15,6 +15,7 @@
 #include "gpupool/node/node_agent.h"
 #include "gpupool/node/node_labels.h"
 #include "gpupool/node/node_plan.h"
+#include "gpupool/node/telemetry_poller.h"
 
 namespace gpupool::node {
 
@@ -43,6 +44,10 @@ struct AgentPass {
   DevicePluginWatch* plugin_watch = nullptr;  // NodeAgent's memory of a device plugin catching up
 
   void create_gpunode();
+  // GPU health into status.gpus (gpu_health_tracker.h); when to judge again
+  // (a cause stops counting then), if sooner than anything else.
+  std::optional<std::chrono::milliseconds> judge_health(GpuHealthTracker& health, const TelemetrySnapshot* snapshot);
+  void set_health_condition();
   runtime::Result carry_out();
   // Labels, advertised resources, the device plugin; when to look again if
   // the device plugin still has to catch up.

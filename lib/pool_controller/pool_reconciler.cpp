@@ -223,7 +223,8 @@ struct PoolReconciler::Pass {
 };
 
 PoolReconciler::PoolReconciler(kube::Client& client, PoolStores stores, PoolReconcilerOptions options)
-    : client_(client), stores_(stores), options_(std::move(options)) {}
+    : client_(client), stores_(stores), options_(std::move(options)),
+      metrics_(options_.metrics ? std::make_unique<PoolMetrics>(*options_.metrics) : nullptr) {}
 
 std::string PoolReconciler::label_manager(const std::string& pool) {
   const std::string name = "gpupool-pool-" + pool;
@@ -303,10 +304,14 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     pass.release(node, name);
     holding = true;
   }
-  if (!pool_obj || pool_it == pools.end()) return Result::done();  // gone (or unreadable: logged)
+  if (!pool_obj || pool_it == pools.end()) {  // gone (or unreadable: logged)
+    if (metrics_) metrics_->remove(request.name);
+    return Result::done();
+  }
   api::GPUPool& pool = pool_it->second;
 
   if (pool_obj->deleting) {
+    if (metrics_) metrics_->remove(request.name);
     // Members are released too; then the finalizer goes.
     for (const auto& name : members) {
       auto it = pass.nodes.find(name);
@@ -535,6 +540,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
       return true;
     });
   }
+  if (metrics_) metrics_->set(request.name, status);
 
   const bool work_left = !decision.in_progress.empty() || !decision.pending.empty() || !decision.no_agent.empty() ||
                          !decision.withdraw.empty() || !decision.grant.empty();

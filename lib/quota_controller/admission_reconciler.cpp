@@ -352,9 +352,13 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
 
 void AdmissionReconciler::write_usage(const std::map<std::string, quota::Amounts>& granted) {
   std::map<std::string, std::pair<quota::Amounts, quota::Amounts>> usage;  // quota -> used, waiting
+  std::map<std::string, std::string> pool_of;
   {
     std::lock_guard lock(mu_);
-    for (const auto& [key, q] : map_.quotas) usage[key] = {ledger_.used(key), ledger_.waiting(key)};
+    for (const auto& [key, q] : map_.quotas) {
+      usage[key] = {ledger_.used(key), ledger_.waiting(key)};
+      pool_of[key] = q.pool;
+    }
   }
   std::map<std::string, QuotaFigures> figures;
   for (const auto& [key, uw] : usage) {
@@ -365,7 +369,7 @@ void AdmissionReconciler::write_usage(const std::map<std::string, quota::Amounts
       const std::int64_t have = g == granted.end() || !g->second.contains(r) ? 0 : g->second.at(r);
       if (u > have) borrowed[r] = u - have;
     }
-    figures[key] = {g == granted.end() ? quota::Amounts{} : g->second, used, waiting, borrowed};
+    figures[key] = {g == granted.end() ? quota::Amounts{} : g->second, used, waiting, borrowed, pool_of[key]};
     const auto req = runtime::Request::from_key(key);
     auto current = stores_.quotas.get(key);
     if (!current || (amounts_at(current->doc, "used") == used && amounts_at(current->doc, "waiting") == waiting &&

@@ -128,7 +128,19 @@ class FleetTest : public ClusterTest {
     ClusterTest::TearDown();
   }
 
-  // `count` kwok nodes labelled `labels`, each with an agent of `gpus` A100s.
+  // Appends `extra` to `args`; a flag given there (--name=value or --name
+  // value) replaces the default "--name=value" in `args`.
+  static void with_extra_args(std::vector<std::string>& args, const std::vector<std::string>& extra) {
+    for (const auto& e : extra) {
+      if (e.rfind("--", 0) != 0) continue;
+      const std::string name = e.substr(0, e.find('='));
+      std::erase_if(args, [&](const std::string& a) { return a.rfind(name + "=", 0) == 0; });
+    }
+    args.insert(args.end(), extra.begin(), extra.end());
+  }
+
+  // `count` kwok nodes labelled `labels`, each with an agent of `gpus` A100s
+  // (and agent_args_ on its command line).
   std::vector<std::string> fleet(int first, int count, const std::map<std::string, std::string>& labels,
                                  const std::string& world_yaml = "driverVersion: \"550.54.15\"\ngpus: [{model: a100-sxm4-80gb, count: 2}]\n") {
     testenv::NodeSpec spec;
@@ -165,6 +177,7 @@ class FleetTest : public ClusterTest {
                  "--simulated-config", dir_ + "/" + node + ".yaml", "--simulated-state", dir_ + "/" + node + ".state.json",
                  "--metrics-bind-address=0", "--health-probe-bind-address=0", "--inventory-interval=0.5",
                  "--drain-poll-interval=0.3", "--lease-renew-interval=1", "--log-format=json"};
+    with_extra_args(spec.args, agent_args_);
     spec.log_file = dir_ + "/" + node + ".log";
     agents_.push_back(std::make_unique<testenv::Process>(testenv::Process::spawn(spec)));
   }
@@ -173,7 +186,7 @@ class FleetTest : public ClusterTest {
     spec.path = GPUPOOL_CONTROLLER_BIN;
     spec.args = {"--kubeconfig", cluster().kubeconfig_path(), "--metrics-bind-address=0", "--health-probe-bind-address=0",
                  "--log-format=json", "--agent-namespace", "gpupool-system"};
-    spec.args.insert(spec.args.end(), extra_args.begin(), extra_args.end());
+    with_extra_args(spec.args, extra_args);
     spec.log_file = dir_ + "/controller.log";
     controller_ = std::make_unique<testenv::Process>(testenv::Process::spawn(spec));
   }
@@ -237,6 +250,7 @@ class FleetTest : public ClusterTest {
   std::vector<std::unique_ptr<testenv::Process>> agents_;
   std::unique_ptr<testenv::Process> controller_;
   bool webhooks_started_ = false;
+  std::vector<std::string> agent_args_;  // more flags for the agents fleet() starts next
 };
 
 }  // namespace gpupool::test

@@ -31,6 +31,13 @@
 // change (device_plugin_restart.h); and the
 // GPUNode status when something changed or lastHeartbeatTime is older than
 // `status_heartbeat`.
+// GPU health (docs/api.md, "GPU health"): each pass, and each telemetry
+// snapshot (observe_telemetry), judges every GPU by spec.health
+// (pool/gpu_health.h, memory kept per GPU UUID) and writes
+// status.gpus[].health, healthReasons and the Healthy condition; while the
+// controller has taken the node out for health (its taint, or its cordon),
+// the Unhealthy GPUs (with their MIG instances) are left out of the
+// advertised resources. The agent never taints or cordons for health.
 #pragma once
 
 #include <chrono>
@@ -46,6 +53,7 @@
 #include "gpupool/kube/object.h"
 #include "gpupool/node/driver_installer.h"
 #include "gpupool/node/drain_plan.h"
+#include "gpupool/node/telemetry_poller.h"
 #include "gpupool/runtime/controller.h"
 #include "gpupool/runtime/store.h"
 
@@ -73,7 +81,12 @@ struct NodeAgentOptions {
   // Told the GPU pods on the node before each inventory (the simulated
   // backend runs one process per pod).
   std::function<void(const std::vector<PodFacts>&)> on_gpu_pods;
+  // The telemetry the health judgment reads (its latest snapshot); nullptr:
+  // no measurements (with spec.health, GPUs stay Unknown).
+  const TelemetryPoller* telemetry = nullptr;
 };
+
+class GpuHealthTracker;
 
 class NodeAgent : public runtime::Reconciler {
  public:
@@ -85,6 +98,11 @@ class NodeAgent : public runtime::Reconciler {
   ~NodeAgent() override;
 
   runtime::Result reconcile(const runtime::Request& request, std::stop_token stop) override;
+
+  // Judges the GPUs with a new telemetry snapshot (called by the poller's
+  // thread); true when their health differs from the GPUNode status as the
+  // store has it, so a pass should run to write it.
+  bool observe_telemetry(const TelemetrySnapshot& snapshot);
 
  private:
   struct Pass;
@@ -98,6 +116,7 @@ class NodeAgent : public runtime::Reconciler {
   const gpu::Catalog& catalog_;
   NodeAgentOptions options_;
   DevicePluginWatch plugin_watch_;
+  std::unique_ptr<GpuHealthTracker> health_;
 };
 
 }  // namespace gpupool::node

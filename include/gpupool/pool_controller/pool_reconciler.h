@@ -16,7 +16,7 @@
 //    them, so a grant is never made on a view that misses an earlier one.
 // 4. Status (pool/pool_status.h) and Events on the pool and the GPUNodes
 //    (grants, completions, failures, pauses; the recorder folds repeats into
-//    series).
+//    series); the status as gauges (pool_metrics.h) when options.metrics is set.
 // Deletion (finalizer gpupool.io/pool-cleanup): every node released as in 1,
 // permissions withdrawn, then the pool goes. The agent uncordons what it
 // cordoned; an administrator's cordon and taints are never touched.
@@ -33,6 +33,8 @@
 #include "gpupool/gpu/mig_parted.h"
 #include "gpupool/kube/client.h"
 #include "gpupool/kube/object.h"
+#include "gpupool/pool_controller/pool_metrics.h"
+#include "gpupool/pool_controller/pool_stores.h"
 #include "gpupool/runtime/controller.h"
 #include "gpupool/runtime/event_recorder.h"
 #include "gpupool/runtime/store.h"
@@ -42,19 +44,13 @@ namespace gpupool::pool_controller {
 inline constexpr const char* kPoolFinalizer = "gpupool.io/pool-cleanup";
 inline constexpr const char* kRetryAnnotation = "gpupool.io/retry";
 
-struct PoolStores {
-  runtime::Store<kube::Object>& pools;
-  runtime::Store<kube::Object>& policies;
-  runtime::Store<kube::Object>& nodes;
-  runtime::Store<kube::Object>& gpunodes;
-  runtime::Store<kube::Object>& leases;  // the agents' namespace
-};
 
 struct PoolReconcilerOptions {
   std::string agent_namespace = "gpupool-system";  // where the agents' Leases live
   const gpu::Catalog* catalog = nullptr;           // required
   const gpu::MigPartedConfig* mig_parted = nullptr;
   runtime::EventRecorder* events = nullptr;        // optional
+  metrics::Registry* metrics = nullptr;            // optional: pool_metrics.h's gauges there
   std::chrono::milliseconds busy_requeue{std::chrono::seconds(5)};   // while nodes change
   std::chrono::milliseconds idle_requeue{std::chrono::minutes(5)};   // otherwise
 };
@@ -77,6 +73,7 @@ class PoolReconciler : public runtime::Reconciler {
   kube::Client& client_;
   PoolStores stores_;
   PoolReconcilerOptions options_;
+  std::unique_ptr<PoolMetrics> metrics_;  // when options_.metrics
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<const rapidjson::Document>> written_;  // GPUNode name -> our last write
   std::map<std::string, std::set<std::string>> reported_failures_;            // pool -> nodes whose failure had an Event

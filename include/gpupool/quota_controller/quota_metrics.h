@@ -4,6 +4,8 @@
 //   gpupool_tenantquota_used      admitted pods' requests, past the gate, not finished
 //   gpupool_tenantquota_waiting   requests of pods held at the gate
 //   gpupool_tenantquota_borrowed  used above granted
+// and gpupool_tenantquota_info{namespace, name, pool} 1: the quota's pool, for
+// joining the others to a pool in PromQL (the pool's alerts do).
 // A series leaves the exposition when its quota or resource goes.
 #pragma once
 
@@ -21,6 +23,7 @@ namespace gpupool::quota_controller {
 
 struct QuotaFigures {
   quota::Amounts granted, used, waiting, borrowed;
+  std::string pool;  // spec.poolRef.name
 };
 
 class QuotaMetrics {
@@ -34,6 +37,7 @@ class QuotaMetrics {
   metrics::Family<metrics::GaugeFunction>* used_;
   metrics::Family<metrics::GaugeFunction>* waiting_;
   metrics::Family<metrics::GaugeFunction>* borrowed_;
+  metrics::Family<metrics::GaugeFunction>* info_;
   std::set<std::tuple<metrics::Family<metrics::GaugeFunction>*, std::vector<std::string>>> shown_;
 };
 

@@ -16,7 +16,9 @@ TEST(QuotaMetrics, PublishesEachFigureAndDropsWhatWent) {
   train.used = {{"nvidia.com/gpu", 8 * quota::kMicro}};
   train.waiting = {{"nvidia.com/gpu", 194 * quota::kMicro}};
   train.borrowed = {{"nvidia.com/gpu", 2 * quota::kMicro}};
+  train.pool = "a100";
   QuotaFigures units;
+  units.pool = "h100";
   units.used = {{"gpupool.io/gpu", 428571}};
   m.publish({{"ml/train", train}, {"ml/units", units}});
   std::string text = metrics::render_text(registry);
@@ -24,7 +26,9 @@ TEST(QuotaMetrics, PublishesEachFigureAndDropsWhatWent) {
                            R"(gpupool_tenantquota_used{namespace="ml",name="train",resource="nvidia.com/gpu"} 8)",
                            R"(gpupool_tenantquota_waiting{namespace="ml",name="train",resource="nvidia.com/gpu"} 194)",
                            R"(gpupool_tenantquota_borrowed{namespace="ml",name="train",resource="nvidia.com/gpu"} 2)",
-                           R"(gpupool_tenantquota_used{namespace="ml",name="units",resource="gpupool.io/gpu"} 0.428571)"}) {
+                           R"(gpupool_tenantquota_used{namespace="ml",name="units",resource="gpupool.io/gpu"} 0.428571)",
+                           R"(gpupool_tenantquota_info{namespace="ml",name="train",pool="a100"} 1)",
+                           R"(gpupool_tenantquota_info{namespace="ml",name="units",pool="h100"} 1)"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   }
 

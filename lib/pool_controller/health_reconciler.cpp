@@ -1,0 +1,403 @@
+#include "gpupool/pool_controller/health_reconciler.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "gpupool/api/codec.h"
+#include "gpupool/kube/errors.h"
+#include "gpupool/kube/json_access.h"
+#include "gpupool/kube/resource.h"
+#include "gpupool/pool/health_remediation.h"
+#include "gpupool/pool/membership.h"
+#include "gpupool/runtime/object_helpers.h"
+#include "object_facts.h"
+
+namespace gpupool::pool_controller {
+namespace {
+
+using runtime::Result;
+using Doc = rapidjson::Document;
+
+kube::ResourceRef pools_ref() { return {{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""}; }
+kube::ResourceRef nodes_ref() { return {kube::core::nodes(), "", "", ""}; }
+
+rapidjson::Value text(const std::string& s, Doc::AllocatorType& a) {
+  return rapidjson::Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
+}
+
+bool has_unhealthy_taint(const rapidjson::Value& node) {
+  for (const auto& t : node_taints(node)) {
+    if (t.key == pool::kUnhealthyTaintKey) return true;
+  }
+  return false;
+}
+
+std::optional<std::string> remediation_record(const rapidjson::Value& node) {
+  std::string r = annotation_of(node, pool::kHealthRemediationAnnotation);
+  if (r.empty()) return std::nullopt;
+  return r;
+}
+
+// The merge patch for `r` on `node` (read at its resourceVersion), or
+// nullopt when the node already is as decided.
+std::optional<std::string> remediation_patch(const rapidjson::Value& node, const pool::NodeRemediation& r) {
+  Doc d(rapidjson::kObjectType);
+  auto& a = d.GetAllocator();
+  rapidjson::Value meta(rapidjson::kObjectType);
+  rapidjson::Value spec(rapidjson::kObjectType);
+  bool any = false;
+  if (r.add_taint || r.remove_taint) {
+    rapidjson::Value taints(rapidjson::kArrayType);
+    bool ours = false;
+    if (const auto* t = kube::value_at(node, {"spec", "taints"}); t && t->IsArray()) {
+      for (const auto& x : t->GetArray()) {
+        const bool is_ours = x.IsObject() && kube::string_of(kube::value_at(x, {"key"})) == pool::kUnhealthyTaintKey;
+        if (is_ours && r.remove_taint) continue;
+        ours = ours || is_ours;
+        taints.PushBack(rapidjson::Value(x, a), a);  // kept as it is (value, effect, timeAdded)
+      }
+    }
+    if (r.add_taint && !ours) {
+      rapidjson::Value t(rapidjson::kObjectType);
+      t.AddMember("key", rapidjson::StringRef(pool::kUnhealthyTaintKey), a);
+      t.AddMember("effect", rapidjson::StringRef(pool::kUnhealthyTaintEffect), a);
+      taints.PushBack(t, a);
+    }
+    spec.AddMember("taints", taints, a);
+    any = true;
+  }
+  if (r.cordon) {
+    spec.AddMember("unschedulable", true, a);
+    any = true;
+  } else if (r.uncordon) {
+    spec.AddMember("unschedulable", rapidjson::Value(rapidjson::kNullType), a);
+    any = true;
+  }
+  if (r.record != remediation_record(node)) {
+    rapidjson::Value annotations(rapidjson::kObjectType);
+    annotations.AddMember(rapidjson::StringRef(pool::kHealthRemediationAnnotation),
+                          r.record ? text(*r.record, a) : rapidjson::Value(rapidjson::kNullType), a);
+    meta.AddMember("annotations", annotations, a);
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  meta.AddMember("resourceVersion", text(kube::string_of(kube::value_at(node, {"metadata", "resourceVersion"})), a), a);
+  d.AddMember("metadata", meta, a);
+  if (spec.MemberCount() > 0) d.AddMember("spec", spec, a);
+  return kube::to_json(d);
+}
+
+const char* action_label(const pool::NodeRemediation& r) {
+  if (r.action == api::HealthAction::none) return "clear";
+  return r.action == api::HealthAction::cordon ? "cordon" : "taint";
+}
+
+// The pool's condition as the health reconciler writes it.
+struct LimitCondition {
+  std::string status;  // "True", "False"
+  std::string reason;
+  std::string message;
+};
+
+LimitCondition limit_condition(const pool::RemediationDecision& d, const std::string& pool) {
+  if (d.held_back.empty()) {
+    return {"False", "WithinLimit",
+            d.summary.empty() ? "no node of pool " + pool + " has an unhealthy GPU" : d.summary};
+  }
+  std::string message = d.summary;
+  for (std::size_t i = 0; i < d.held_back.size() && i < 3; ++i) message += "\n" + d.held_back[i].message;
+  if (d.held_back.size() > 3) message += "\nand " + std::to_string(d.held_back.size() - 3) + " more nodes held back";
+  return {"True", "MaxUnhealthyNodes", message};
+}
+
+const rapidjson::Value* find_condition(const rapidjson::Value& obj, const char* type) {
+  const auto* c = kube::value_at(obj, {"status", "conditions"});
+  if (c == nullptr || !c->IsArray()) return nullptr;
+  for (const auto& x : c->GetArray()) {
+    if (kube::string_of(kube::value_at(x, {"type"})) == type) return &x;
+  }
+  return nullptr;
+}
+
+bool same_condition(const rapidjson::Value* have, const LimitCondition& want) {
+  return have != nullptr && kube::string_of(kube::value_at(*have, {"status"})) == want.status &&
+         kube::string_of(kube::value_at(*have, {"reason"})) == want.reason &&
+         kube::string_of(kube::value_at(*have, {"message"})) == want.message;
+}
+
+}  // namespace
+
+struct HealthReconciler::Pass {
+  HealthReconciler& r;
+  std::string pool;
+  std::chrono::system_clock::time_point now = std::chrono::system_clock::now();
+
+  // The Node as the store has it, or as this reconciler last wrote it when
+  // the store has not caught up yet (so no decision is made on a view that
+  // misses our own taint: the limit would be exceeded).
+  std::shared_ptr<const Doc> node(const std::string& name) {
+    auto stored = r.stores_.nodes.get(name);
+    std::lock_guard lock(r.mu_);
+    auto it = r.written_.find(name);
+    if (it != r.written_.end()) {
+      const std::string ours = kube::string_of(kube::value_at(*it->second, {"metadata", "resourceVersion"}));
+      if (stored == nullptr || newer_resource_version(ours, stored->resource_version)) return it->second;
+      r.written_.erase(it);
+    }
+    if (stored == nullptr) return nullptr;
+    return std::shared_ptr<const Doc>(stored, &stored->doc);
+  }
+
+  void event(const rapidjson::Value& node, runtime::EventType type, const std::string& reason, const std::string& note) {
+    if (r.options_.events == nullptr) return;
+    runtime::ObjectReference ref;
+    ref.api_version = "v1";
+    ref.kind = "Node";
+    ref.name = kube::string_of(kube::value_at(node, {"metadata", "name"}));
+    ref.uid = kube::string_of(kube::value_at(node, {"metadata", "uid"}));
+    r.options_.events->record(ref, type, reason, "Remediate", note);
+  }
+
+  // Applies one decided change; a conflict (the Node moved) throws and the
+  // queue retries the pass on the Node as it is then.
+  void apply(const pool::NodeRemediation& c) {
+    auto n = node(c.node);
+    if (!n) return;
+    const auto body = remediation_patch(*n, c);
+    if (!body) return;
+    Doc out = r.client_.patch(nodes_ref().with_name(c.node), kube::PatchType::MergePatch, *body);
+    {
+      auto doc = std::make_shared<Doc>(std::move(out));
+      std::lock_guard lock(r.mu_);
+      r.written_[c.node] = std::move(doc);
+    }
+    const bool changed = c.add_taint || c.remove_taint || c.cordon || c.uncordon;
+    spdlog::info("pool {}: node {}: {} ({})", pool, c.node, c.message.empty() ? "health record updated" : c.message,
+                 *body);
+    if (!c.event_reason.empty()) {
+      event(*n, c.event_reason == pool::kEventHealthCleared ? runtime::EventType::Normal : runtime::EventType::Warning,
+            c.event_reason, c.message);
+    }
+    if (changed) r.count(pool, action_label(c));
+  }
+};
+
+HealthReconciler::HealthReconciler(kube::Client& client, PoolStores stores, HealthReconcilerOptions options)
+    : client_(client), stores_(stores), options_(std::move(options)) {
+  if (options_.metrics) {
+    remediations_ = &options_.metrics->counter(
+        "gpupool_health_remediations_total",
+        "Nodes taken out for GPU health (taint, cordon) or put back (clear) by the controller, by pool and action.",
+        {"pool", "action"});
+  }
+}
+
+void HealthReconciler::count(const std::string& pool, const char* action) {
+  if (remediations_) remediations_->with({pool, action}).inc();
+}
+
+bool HealthReconciler::marked(const kube::Object& node) {
+  return has_unhealthy_taint(node.doc) || remediation_record(node.doc).has_value();
+}
+
+Result HealthReconciler::reconcile(const runtime::Request& request, std::stop_token) {
+  if (request == kOutsidePools) return sweep_outside_pools();
+  Pass pass{*this, request.name};
+
+  auto pool_obj = stores_.pools.get(request.name);
+  if (!pool_obj || pool_obj->deleting) {
+    std::lock_guard lock(mu_);
+    held_back_.erase(request.name);
+    degraded_.erase(request.name);
+    return Result::done();  // its nodes leave it: kOutsidePools clears them
+  }
+  auto pool = api::decode_gpupool(pool_obj->doc);
+  if (!pool.ok()) return Result::done();  // the pool reconciler reports it
+
+  // The rules: the policy's; none without a policy or health rules (then
+  // whatever was taken out is cleared). A policy that cannot be read changes nothing.
+  std::optional<api::HealthRules> rules;
+  if (pool.value->spec.policy_ref) {
+    auto p = stores_.policies.get(pool.value->spec.policy_ref->name);
+    auto decoded = p ? api::decode_gpupolicy(p->doc) : api::Decoded<api::GPUPolicy>{};
+    if (!p || !decoded.ok()) {
+      spdlog::debug("pool {}: GPUPolicy {} not readable; GPU health left as it is", request.name,
+                    pool.value->spec.policy_ref->name);
+      return Result::requeue_after(options_.idle_requeue);
+    }
+    rules = decoded.value->spec.health;
+  }
+  const api::HealthRules effective = rules.value_or(api::HealthRules{});
+
+  // Members, as the pool reconciler resolves them.
+  std::vector<pool::PoolSelector> selectors;
+  for (const auto& obj : stores_.pools.list()) {
+    auto d = api::decode_gpupool(obj->doc);
+    if (d.ok()) selectors.push_back({obj->name, d.value->spec.priority, d.value->spec.node_selector, obj->deleting});
+  }
+  std::vector<pool::NodeLabels> labels;
+  for (const auto& n : stores_.nodes.list()) labels.push_back({n->name, labels_of(n->doc)});
+  const auto membership = pool::resolve_membership(selectors, labels);
+  const auto members_it = membership.members.find(request.name);
+  const std::vector<std::string> members =
+      members_it == membership.members.end() ? std::vector<std::string>{} : members_it->second;
+
+  std::vector<pool::HealthNode> nodes;
+  std::map<std::string, std::string> degraded;  // node -> its Degraded GPUs, when it has no Unhealthy one
+  for (const auto& name : members) {
+    auto n = pass.node(name);
+    if (!n) continue;
+    pool::HealthNode hn;
+    hn.name = name;
+    hn.unschedulable = node_unschedulable(*n);
+    hn.has_unhealthy_taint = has_unhealthy_taint(*n);
+    hn.record = remediation_record(*n);
+    auto g = stores_.gpunodes.get(name);
+    auto decoded = g ? api::decode_gpunode(g->doc) : api::Decoded<api::GPUNode>{};
+    auto lease = stores_.leases.get(kube::object_key(options_.agent_namespace, "gpupool-agent-" + name));
+    hn.status_current = g && decoded.ok() && decoded.value->status && lease && lease_alive(lease->doc, pass.now);
+    if (g && decoded.ok() && decoded.value->status) {
+      const auto& status = *decoded.value->status;
+      const auto summary = pool::summarize_gpus(effective, status.gpus);
+      hn.wanted = summary.wanted;
+      hn.reason = summary.reason;
+      std::string lines;
+      int count = 0;
+      for (const auto& gpu : status.gpus) {
+        if (gpu.health != api::GPUHealth::degraded || ++count > 3) continue;
+        lines += (lines.empty() ? "" : "; ") + std::string("GPU ") + std::to_string(gpu.index) +
+                 (gpu.health_reasons.empty() ? "" : ": " + gpu.health_reasons.front());
+      }
+      if (count > 3) lines += "; and " + std::to_string(count - 3) + " more GPUs";
+      if (count > 0 && summary.unhealthy_gpus.empty()) degraded[name] = lines;
+      for (const auto& c : status.conditions) {
+        if (c.type == "Healthy" && c.status == api::ConditionStatus::false_) {
+          hn.unhealthy_since = std::chrono::time_point_cast<pool::HealthTime::duration>(c.last_transition_time.time());
+        }
+      }
+    }
+    nodes.push_back(std::move(hn));
+  }
+
+  pool::RemediationSettings settings;
+  settings.pool = request.name;
+  settings.max_unhealthy_nodes = effective.max_unhealthy_nodes;
+  const auto decision = pool::decide_remediation(nodes, settings, pass.now);
+
+  for (const auto* list : {&decision.clear, &decision.adjust, &decision.take_out}) {
+    for (const auto& c : *list) pass.apply(c);
+  }
+
+  // Degraded (rule action None, temperature warning): reported once per episode.
+  {
+    std::vector<std::pair<std::string, std::string>> fresh;
+    {
+      std::lock_guard lock(mu_);
+      auto& seen = degraded_[request.name];
+      std::set<std::string> now_degraded;
+      for (const auto& [name, lines] : degraded) {
+        now_degraded.insert(name);
+        if (!seen.count(name)) fresh.emplace_back(name, lines);
+      }
+      seen = now_degraded;
+    }
+    for (const auto& [name, lines] : fresh) {
+      if (auto n = pass.node(name)) {
+        pass.event(*n, runtime::EventType::Warning, kEventHealthDegraded, "GPUs degraded, nothing taken out: " + lines);
+      }
+    }
+  }
+
+  // Held back: an Event when a node starts being held back.
+  {
+    std::set<std::string> now_held;
+    for (const auto& h : decision.held_back) now_held.insert(h.node);
+    std::vector<const pool::HeldBack*> fresh;
+    {
+      std::lock_guard lock(mu_);
+      auto& seen = held_back_[request.name];
+      for (const auto& h : decision.held_back) {
+        if (!seen.count(h.node)) fresh.push_back(&h);
+      }
+      seen = now_held;
+    }
+    for (const auto* h : fresh) {
+      spdlog::warn("pool {}: {}", request.name, h->message);
+      if (auto n = pass.node(h->node)) pass.event(*n, runtime::EventType::Warning, pool::kEventHealthLimited, h->message);
+    }
+  }
+
+  // The pool's condition, for pools with rules or that have it already.
+  const LimitCondition want = limit_condition(decision, request.name);
+  const auto* have = find_condition(pool_obj->doc, kHealthLimitCondition);
+  if ((rules || have) && !same_condition(have, want)) {
+    const std::int64_t generation = pool_obj->generation;
+    runtime::update_status(client_, pools_ref().with_name(request.name), [&](Doc& doc) {
+      if (same_condition(find_condition(doc, kHealthLimitCondition), want)) return false;
+      auto& a = doc.GetAllocator();
+      if (!doc.HasMember("status") || !doc["status"].IsObject()) {
+        doc.RemoveMember("status");
+        doc.AddMember("status", rapidjson::Value(rapidjson::kObjectType), a);
+      }
+      auto& status = doc["status"];
+      if (!status.HasMember("conditions") || !status["conditions"].IsArray()) {
+        status.RemoveMember("conditions");
+        status.AddMember("conditions", rapidjson::Value(rapidjson::kArrayType), a);
+      }
+      auto& conditions = status["conditions"];
+      std::string since = api::Time(std::chrono::time_point_cast<std::chrono::microseconds>(pass.now)).text();
+      for (auto it = conditions.Begin(); it != conditions.End(); ++it) {
+        if (kube::string_of(kube::value_at(*it, {"type"})) != kHealthLimitCondition) continue;
+        if (kube::string_of(kube::value_at(*it, {"status"})) == want.status) {
+          since = kube::string_of(kube::value_at(*it, {"lastTransitionTime"}));
+        }
+        conditions.Erase(it);
+        break;
+      }
+      rapidjson::Value c(rapidjson::kObjectType);
+      c.AddMember("type", rapidjson::StringRef(kHealthLimitCondition), a);
+      c.AddMember("status", text(want.status, a), a);
+      c.AddMember("observedGeneration", generation, a);
+      c.AddMember("lastTransitionTime", text(since, a), a);
+      c.AddMember("reason", text(want.reason, a), a);
+      c.AddMember("message", text(want.message, a), a);
+      conditions.PushBack(c, a);
+      return true;
+    });
+  }
+  return Result::requeue_after(options_.idle_requeue);
+}
+
+Result HealthReconciler::sweep_outside_pools() {
+  Pass pass{*this, ""};
+  std::vector<pool::PoolSelector> selectors;
+  for (const auto& obj : stores_.pools.list()) {
+    auto d = api::decode_gpupool(obj->doc);
+    if (!d.ok()) return Result::requeue_after(options_.idle_requeue);  // who owns what is not known
+    selectors.push_back({obj->name, d.value->spec.priority, d.value->spec.node_selector, obj->deleting});
+  }
+  std::vector<pool::NodeLabels> labels;
+  for (const auto& n : stores_.nodes.list()) labels.push_back({n->name, labels_of(n->doc)});
+  const auto membership = pool::resolve_membership(selectors, labels);
+  for (const auto& n : stores_.nodes.list()) {
+    if (!marked(*n) || membership.pool_of.count(n->name) || membership.conflicts.count(n->name)) continue;
+    auto doc = pass.node(n->name);
+    if (!doc) continue;
+    const auto record = remediation_record(*doc);
+    const auto parsed = record ? pool::parse_remediation_record(*record) : std::nullopt;
+    pool::NodeRemediation c;
+    c.node = n->name;
+    c.remove_taint = has_unhealthy_taint(*doc);
+    c.uncordon = node_unschedulable(*doc) && parsed && parsed->action == api::HealthAction::cordon;
+    if (c.remove_taint || c.uncordon) {
+      c.event_reason = pool::kEventHealthCleared;
+      c.message = "the node is in no GPUPool any more: GPU health remediation removed";
+    }
+    pass.apply(c);
+  }
+  return Result::done();
+}
+
+}  // namespace gpupool::pool_controller
