@@ -108,6 +108,12 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
   controller_->watches<kube::Object>(*leases, lease_to_pool, lease_revived);
   controller_->watches<kube::Object>(*policies, policy_to_pools);
   manager.add(*controller_);
+  // Agents' heartbeats, read from the Lease store at each scrape (a Lease
+  // renewal wakes no reconcile). The informers are shared with the collector,
+  // which the process-wide registry keeps.
+  metrics::default_registry().add_collector([gpunodes, leases, agent_namespace] {
+    return pool_controller::heartbeat_families(gpunodes->store(), leases->store(), agent_namespace);
+  });
 
   // GPU health: the same pools, woken by the same objects (GPUNode status
   // included); a pool change or a marked Node also wakes the sweep of nodes

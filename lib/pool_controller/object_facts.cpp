@@ -73,6 +73,12 @@ std::set<std::string> applied_label_keys(const Value& obj, const std::string& ma
   return out;
 }
 
+std::optional<std::chrono::system_clock::time_point> lease_renewed(const Value& lease) {
+  const auto renewed = parse_rfc3339(str(member(member(&lease, "spec"), "renewTime")));
+  if (!renewed) return std::nullopt;
+  return to_system_clock(*renewed);
+}
+
 bool lease_alive(const Value& lease, std::chrono::system_clock::time_point now) {
   const Value* spec = member(&lease, "spec");
   const auto renewed = parse_rfc3339(str(member(spec, "renewTime")));

@@ -5,6 +5,7 @@
 #include <rapidjson/document.h>
 
 #include <chrono>
+#include <optional>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -25,6 +26,8 @@ std::vector<pool::NodeTaint> node_taints(const rapidjson::Value& node);
 std::set<std::string> applied_label_keys(const rapidjson::Value& obj, const std::string& manager);
 // The agent's Lease is renewed within its duration.
 bool lease_alive(const rapidjson::Value& lease, std::chrono::system_clock::time_point now);
+// A Lease's spec.renewTime; nullopt when it has none (or not RFC 3339).
+std::optional<std::chrono::system_clock::time_point> lease_renewed(const rapidjson::Value& lease);
 // The extended GPU resources the Node advertises (status.capacity, the agent's or device plugin's names).
 std::map<std::string, std::int64_t> gpu_capacity(const rapidjson::Value& node);
 

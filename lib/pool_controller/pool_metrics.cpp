@@ -2,6 +2,9 @@
 
 #include <optional>
 
+#include "gpupool/kube/client.h"
+#include "object_facts.h"
+
 namespace gpupool::pool_controller {
 namespace {
 
@@ -32,9 +35,13 @@ PoolMetrics::PoolMetrics(metrics::Registry& r) {
       {"pool", "state"});
   rollout_paused_ = &r.gauge_function_family("gpupool_pool_rollout_paused",
                                              "1 while the GPUPool's rollout is paused (spec.paused), else 0", {"pool"});
+  rollout_window_open_ = &r.gauge_function_family(
+      "gpupool_pool_rollout_window_open",
+      "1 while the GPUPool's maintenance windows let its rollout disrupt nodes (one is open, or none is set), else 0",
+      {"pool"});
 }
 
-void PoolMetrics::set(const std::string& pool, const api::GPUPoolStatus& status) {
+void PoolMetrics::set(const std::string& pool, const api::GPUPoolStatus& status, bool window_open) {
   std::vector<std::pair<Series, double>> values;
   auto add = [&](Family* family, std::vector<std::string> labels, double value) {
     values.emplace_back(Series{family, std::move(labels)}, value);
@@ -58,6 +65,7 @@ void PoolMetrics::set(const std::string& pool, const api::GPUPoolStatus& status)
     add(rollout_nodes_, {pool, "failed"}, r.failed);
     add(rollout_paused_, {pool}, r.paused ? 1.0 : 0.0);
   }
+  add(rollout_window_open_, {pool}, window_open ? 1.0 : 0.0);
 
   std::lock_guard lock(mu_);
   std::set<Series> now;
@@ -78,6 +86,31 @@ void PoolMetrics::remove(const std::string& pool) {
   if (it == shown_.end()) return;
   for (const auto& [family, labels] : it->second) family->with(labels).set({});
   shown_.erase(it);
+}
+
+std::vector<metrics::FamilySnapshot> heartbeat_families(const runtime::Store<kube::Object>& gpunodes,
+                                                        const runtime::Store<kube::Object>& leases,
+                                                        const std::string& agent_namespace) {
+  metrics::FamilySnapshot f;
+  f.name = "gpupool_node_heartbeat_timestamp_seconds";
+  f.help = "When the member node's agent last renewed its Lease, Unix seconds; 0 when it has none";
+  f.kind = metrics::MetricKind::Gauge;
+  f.label_names = {"pool", "node"};
+  for (const auto& g : gpunodes.list()) {
+    const std::string pool = kube::string_at(g->doc, {"spec", "pool"});
+    if (pool.empty()) continue;
+    double seconds = 0;
+    if (auto lease = leases.get(kube::object_key(agent_namespace, "gpupool-agent-" + g->name))) {
+      if (auto renewed = lease_renewed(lease->doc)) {
+        seconds = std::chrono::duration<double>(renewed->time_since_epoch()).count();
+      }
+    }
+    metrics::ChildSnapshot c;
+    c.label_values = {pool, g->name};
+    c.value = seconds;
+    f.children.push_back(std::move(c));
+  }
+  return {std::move(f)};
 }
 
 }  // namespace gpupool::pool_controller

@@ -540,7 +540,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
       return true;
     });
   }
-  if (metrics_) metrics_->set(request.name, status);
+  if (metrics_) metrics_->set(request.name, status, rs.window_open);
 
   const bool work_left = !decision.in_progress.empty() || !decision.pending.empty() || !decision.no_agent.empty() ||
                          !decision.withdraw.empty() || !decision.grant.empty();

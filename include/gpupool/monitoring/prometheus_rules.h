@@ -30,15 +30,10 @@
 //   GPUPoolAgentHeartbeatStale time() - the agent's Lease renewal > heartbeat_stale_after (2m)
 //                                                                            for 5m    warning
 //
-// Metrics the controller does not export yet (the alerts that need them stay
-// silent until it does):
-//   gpupool_node_heartbeat_timestamp_seconds{pool,node}  the agent's Lease
-//       spec.renewTime, Unix seconds, for each member node (0 when it has no
-//       Lease): GPUPoolAgentHeartbeatStale
-//   gpupool_pool_rollout_window_open{pool}  1 while a maintenance window is
-//       open or none is set, else 0: GPUPoolRolloutStuck (without it a rollout
-//       waiting for its window counts as stuck)
-// kRequestedMetrics lists them.
+// The controller metrics they read beyond the pool and quota gauges:
+// gpupool_node_heartbeat_timestamp_seconds{pool,node} (the agent's Lease
+// renewal; 0 when it has none), gpupool_pool_rollout_window_open{pool} and
+// gpupool_tenantquota_info{namespace,name,pool} (pool_metrics.h, quota_metrics.h).
 #pragma once
 
 #include <chrono>
@@ -60,9 +55,6 @@ inline constexpr std::int32_t kDefaultFatalXids[] = {48, 63, 64, 74, 79, 94, 95}
 inline constexpr std::int32_t kDefaultCriticalCelsius = 90;
 
 // Metric families the rules use that the controller is to add (see above).
-inline constexpr std::string_view kRequestedMetrics[] = {"gpupool_node_heartbeat_timestamp_seconds",
-                                                         "gpupool_pool_rollout_window_open"};
-
 struct AlertSettings {
   // Sorted, unique; empty: no GPUPoolFatalXID alert.
   std::vector<std::int32_t> fatal_xids{std::begin(kDefaultFatalXids), std::end(kDefaultFatalXids)};

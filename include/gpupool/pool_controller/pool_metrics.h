@@ -11,6 +11,11 @@
 //   gpupool_pool_rollout_nodes{pool,state}     the rollout: updated, pending (waiting for their turn or
 //                                              their agent), in_progress, failed
 //   gpupool_pool_rollout_paused{pool}          1 while spec.paused, else 0
+//   gpupool_pool_rollout_window_open{pool}     1 while the rollout may disrupt nodes by its maintenance
+//                                              windows (one open, or none set), else 0
+// and, computed at each scrape from the informers' stores (heartbeat_families):
+//   gpupool_node_heartbeat_timestamp_seconds{pool,node}  the member's agent Lease spec.renewTime,
+//                                              Unix seconds; 0 when it has no Lease
 // A node count is always there (0 included); a resource's series only while
 // the status has it. remove() drops every series of a pool (deleted, or gone).
 // Thread-safe: pools reconcile concurrently.
@@ -26,7 +31,10 @@
 #include "gpupool/api/gpupool.h"
 #include "gpupool/metrics/family.h"
 #include "gpupool/metrics/gauge_function.h"
+#include "gpupool/kube/object.h"
 #include "gpupool/metrics/registry.h"
+#include "gpupool/metrics/snapshot.h"
+#include "gpupool/runtime/store.h"
 
 namespace gpupool::pool_controller {
 
@@ -36,7 +44,8 @@ class PoolMetrics {
   explicit PoolMetrics(metrics::Registry& registry);
 
   // The pool's series now: what `status` says; series it no longer has go.
-  void set(const std::string& pool, const api::GPUPoolStatus& status);
+  // `window_open`: whether the maintenance windows let the rollout disrupt now.
+  void set(const std::string& pool, const api::GPUPoolStatus& status, bool window_open = true);
   // Drops every series of the pool.
   void remove(const std::string& pool);
 
@@ -50,8 +59,15 @@ class PoolMetrics {
   Family* nodes_;
   Family* rollout_nodes_;
   Family* rollout_paused_;
+  Family* rollout_window_open_;
   std::mutex mu_;
   std::map<std::string, std::set<Series>> shown_;  // pool -> its series in the exposition
 };
+
+// gpupool_node_heartbeat_timestamp_seconds for every GPUNode with a pool:
+// when its agent (Lease gpupool-agent-<node> in `leases`) last renewed.
+std::vector<metrics::FamilySnapshot> heartbeat_families(const runtime::Store<kube::Object>& gpunodes,
+                                                        const runtime::Store<kube::Object>& leases,
+                                                        const std::string& agent_namespace);
 
 }  // namespace gpupool::pool_controller

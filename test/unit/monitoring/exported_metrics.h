@@ -45,6 +45,7 @@ inline const std::map<std::string, std::set<std::string>> kPoolFamilies = {
     {"gpupool_pool_member_nodes", {"pool"}},         {"gpupool_pool_nodes", {"pool", "state"}},
     {"gpupool_pool_rollout_nodes", {"pool", "state"}}, {"gpupool_pool_rollout_paused", {"pool"}},
     {"gpupool_health_remediations_total", {"pool", "action"}},
+    {"gpupool_pool_rollout_window_open", {"pool"}},    {"gpupool_node_heartbeat_timestamp_seconds", {"pool", "node"}},
 };
 
 // A node with every kind of device and every value known: an A100 not in

@@ -155,3 +155,40 @@ TEST(PoolMetrics, PromtoolCheckMetricsIsClean) {
 
 }  // namespace
 }  // namespace gpupool::pool_controller
+
+namespace gpupool::pool_controller {
+namespace {
+
+// The maintenance window gauge follows what the reconciler passes.
+TEST(PoolMetrics, TheRolloutWindowGauge) {
+  metrics::Registry registry;
+  PoolMetrics m(registry);
+  m.set("training", api::GPUPoolStatus{}, false);
+  EXPECT_NE(metrics::render_text(registry).find(R"(gpupool_pool_rollout_window_open{pool="training"} 0)"), std::string::npos);
+  m.set("training", api::GPUPoolStatus{});
+  EXPECT_NE(metrics::render_text(registry).find(R"(gpupool_pool_rollout_window_open{pool="training"} 1)"), std::string::npos);
+}
+
+// Heartbeats come from the Lease store as it is at the scrape: members only,
+// 0 for a member whose agent has no Lease.
+TEST(PoolMetrics, HeartbeatsOfEveryMemberFromTheirLeases) {
+  runtime::Store<kube::Object> gpunodes, leases;
+  auto put = [](runtime::Store<kube::Object>& store, const std::string& key, const std::string& json) {
+    store.upsert(key, std::make_shared<const kube::Object>(kube::decode_object(json)));
+  };
+  put(gpunodes, "n1", R"({"metadata":{"name":"n1"},"spec":{"nodeName":"n1","pool":"training"}})");
+  put(gpunodes, "n2", R"({"metadata":{"name":"n2"},"spec":{"nodeName":"n2","pool":"training"}})");
+  put(gpunodes, "n3", R"({"metadata":{"name":"n3"},"spec":{"nodeName":"n3"}})");
+  put(leases, "gpupool-system/gpupool-agent-n1",
+      R"({"metadata":{"name":"gpupool-agent-n1","namespace":"gpupool-system"},)"
+      R"("spec":{"holderIdentity":"n1","leaseDurationSeconds":40,"renewTime":"2026-11-26T03:00:00.000000Z"}})");
+  const auto fs = heartbeat_families(gpunodes, leases, "gpupool-system");
+  const std::string text = metrics::render_text(fs);
+  EXPECT_NE(text.find(R"(gpupool_node_heartbeat_timestamp_seconds{pool="training",node="n1"} 1795662000)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find(R"(gpupool_node_heartbeat_timestamp_seconds{pool="training",node="n2"} 0)"), std::string::npos) << text;
+  EXPECT_EQ(text.find(R"(node="n3")"), std::string::npos) << "not in a pool";
+}
+
+}  // namespace
+}  // namespace gpupool::pool_controller
