@@ -35,7 +35,9 @@ class ContainerInstaller : public DriverInstaller {
     const auto ref = kube::ResourceRef{kube::core::pods(), options_.namespace_, name, ""};
     const auto deadline = Clock::now() + in.parameters.timeout;
     std::string created_uid;  // the pod this call created: its failure is final
-    std::optional<Clock::time_point> stuck_since;
+    // When the pod was first seen unable to start; epoch: it is not stuck.
+    // (A std::optional here trips GCC 12's -Wmaybe-uninitialized at -O2.)
+    Clock::time_point stuck_since{};
 
     while (true) {
       if (stop.stop_requested()) {
@@ -75,12 +77,12 @@ class ContainerInstaller : public DriverInstaller {
                                                 options_.namespace_ + " " + name + "`)");
       }
       if (!state.detail.empty()) {
-        if (!stuck_since) stuck_since = Clock::now();
-        if (Clock::now() - *stuck_since >= options_.start_grace) {
+        if (stuck_since == Clock::time_point{}) stuck_since = Clock::now();
+        if (Clock::now() - stuck_since >= options_.start_grace) {
           throw InstallError("InstallFailed", where + " cannot start: " + state.detail);
         }
       } else {
-        stuck_since.reset();
+        stuck_since = Clock::time_point{};
       }
       if (Clock::now() >= deadline) {
         throw InstallError("InstallTimeout", where + " still running after " +
