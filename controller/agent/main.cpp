@@ -1,11 +1,16 @@
 // gpupool-agent: the node agent, one per GPU node and the only privileged
 // part of the system. It reports the node's GPUs in its GPUNode status and
 // node labels, and makes them match the GPUNode spec (lib/node/node_agent.h).
+// It also serves the node's GPU metrics, labelled with the pods holding each
+// device and their tenant: the agent reads namespaces (get) to find their
+// tenant (node/namespace_tenants.h), so its RBAC needs that.
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +23,7 @@
 #include "gpupool/metrics/build_info.h"
 #include "gpupool/node/gpu_metrics_collector.h"
 #include "gpupool/node/lease_heartbeat.h"
+#include "gpupool/node/namespace_tenants.h"
 #include "gpupool/node/node_agent.h"
 #include "gpupool/node/telemetry_poller.h"
 #include "gpupool/podresources/lister.h"
@@ -245,6 +251,18 @@ int main(int argc, char** argv) {
       return obj ? node::gpu_health_of(obj->doc) : std::map<int, gpupool::api::GPUHealth>{};
     };
     if (!pod_resources_socket.empty()) ms.lister = gpupool::podresources::make_grpc_lister(pod_resources_socket);
+    // Each holder's tenant: its namespace's gpupool.io/tenant label, else its
+    // name (quota::tenant_of), read with `get` on namespaces (the agent's RBAC
+    // needs it) and cached (node/namespace_tenants.h). Its own client: no
+    // retries and a short timeout, as it runs on the telemetry thread.
+    kube::RestConfig namespace_config = config;
+    namespace_config.max_retries = 0;
+    namespace_config.timeout = std::chrono::seconds(5);
+    auto namespace_tenants = std::make_shared<node::NamespaceTenants>(
+        node::namespace_label_fetcher(std::make_shared<kube::Client>(namespace_config)));
+    ms.tenants = [namespace_tenants](const std::set<std::string>& namespaces) {
+      return namespace_tenants->tenants(namespaces);
+    };
     gpupool::exporter::ExporterOptions eo;
     eo.dcgm = dcgm_naming == "dcgm-4.9" ? gpupool::exporter::DcgmNaming::dcgm_4_9 : gpupool::exporter::DcgmNaming::classic;
     // Shared with the process-wide registry, which outlives this scope.

@@ -53,6 +53,20 @@ int main(int argc, char** argv) {
                  "sharing setting in use")->capture_default_str();
   app.add_option("--mig-parted-config", mig_parted_path,
                  "A mig-parted config file whose configs pools may name as spec.partitioning.nvidia.layout");
+  gpupool::pool_controller::MonitoringReconcilerOptions monitoring;
+  std::vector<std::string> monitoring_labels;
+  app.add_option("--monitoring-label", monitoring_labels,
+                 "KEY=VALUE added to the labels of every pool's monitoring objects (ServiceMonitor, PrometheusRule, "
+                 "dashboard ConfigMap), what a Prometheus' serviceMonitorSelector and ruleSelector or Grafana's sidecar "
+                 "select on, e.g. release=kube-prometheus-stack; repeatable")
+      ->each([&monitoring](const std::string& kv) {
+        const auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) throw CLI::ValidationError("--monitoring-label", "want KEY=VALUE, got " + kv);
+        monitoring.objects.extra_labels[kv.substr(0, eq)] = kv.substr(eq + 1);
+      });
+  app.add_option("--agent-metrics-port", monitoring.objects.agent_metrics_port,
+                 "Port of the agents' /metrics (their --metrics-bind-address), the target of the pools' Services")
+      ->capture_default_str()->check(CLI::Range(1, 65535));
   gpupool::controller::WebhookOptions wo;
   app.add_option("--webhook-bind-address", wo.bind_address,
                  "host:port of the admission webhook server (HTTPS); empty or 0 disables it")->capture_default_str();
@@ -70,6 +84,9 @@ int main(int argc, char** argv) {
       try { value = gpupool::controller::parse_flag_duration(s); } catch (const std::exception& e) { throw CLI::ValidationError(flag, e.what()); }
     }, help + " (Go duration)")->default_str(text);
   };
+  duration_flag("--monitoring-retry-interval", monitoring.missing_requeue, "1m",
+                "How soon a pool whose monitoring is incomplete (no Prometheus Operator CRDs, an object refused) is tried "
+                "again");
   duration_flag("--webhook-cert-validity", wo.certificates.serving_validity, "8760h", "Validity of the webhook's serving certificate, re-issued with a third left");
   duration_flag("--webhook-ca-validity", wo.certificates.ca_validity, "43800h", "Validity of the webhook's CA, replaced with a third left");
   duration_flag("--webhook-cert-check-interval", wo.check_interval, "1m", "How often the webhook's Secret is read again and rotated when due");
@@ -130,7 +147,7 @@ int main(int argc, char** argv) {
     inventory.watches<gpupool::kube::Object>(*nodes, {}, &gpupool::controller::NodeInventoryReconciler::description_changed);
     manager.add(inventory);
     gpupool::controller::PoolController pools(manager, agent_namespace, concurrency, mig_parted ? &*mig_parted : nullptr,
-                                              &events, device_plugin_configmap);
+                                              &events, device_plugin_configmap, monitoring);
     std::unique_ptr<gpupool::controller::WebhookServer> webhook;
     if (!wo.bind_address.empty() && wo.bind_address != "0") {
       wo.catalog = &gpupool::gpu::Catalog::builtin();

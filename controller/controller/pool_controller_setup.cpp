@@ -48,7 +48,8 @@ bool lease_revived(const kube::Object& a, const kube::Object& b) {
 
 PoolController::PoolController(runtime::Manager& manager, const std::string& agent_namespace, int concurrency,
                                const gpu::MigPartedConfig* mig_parted, runtime::EventRecorder* events,
-                               const std::string& device_plugin_configmap) {
+                               const std::string& device_plugin_configmap,
+                               pool_controller::MonitoringReconcilerOptions monitoring) {
   auto& inf = manager.informers();
   auto pools = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""});
   auto policies = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupolicies"}, "", "", ""});
@@ -145,6 +146,20 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
   health_controller_->watches<kube::Object>(*leases, lease_to_pool, lease_revived);
   health_controller_->watches<kube::Object>(*policies, policy_to_pools);
   manager.add(*health_controller_);
+
+  // Each pool's monitoring objects: woken by its spec and its policy (the
+  // alerts' thresholds); requeued to find CRDs installed later.
+  monitoring.objects.namespace_name = agent_namespace;
+  monitoring.events = events;
+  monitoring_ = std::make_unique<pool_controller::MonitoringReconciler>(manager.client(), pools->store(),
+                                                                        policies->store(), std::move(monitoring));
+  runtime::ControllerOptions mc;
+  mc.name = "gpupool-monitoring";
+  mc.concurrency = concurrency;
+  monitoring_controller_ = std::make_unique<runtime::Controller>(std::move(mc), *monitoring_);
+  monitoring_controller_->watches<kube::Object>(*pools, {}, runtime::generation_changed);
+  monitoring_controller_->watches<kube::Object>(*policies, policy_to_pools, runtime::generation_changed);
+  manager.add(*monitoring_controller_);
 
   // The device plugin's ConfigMap: one key, woken by spec changes of pools and GPUNodes.
   const auto slash = device_plugin_configmap.find('/');

@@ -26,6 +26,17 @@ std::map<int, exporter::XidTally> xid_tallies(const std::map<int, GpuXids>& xids
   return out;
 }
 
+std::set<std::string> holder_namespaces(const podresources::Attribution& users) {
+  std::set<std::string> out;
+  for (const auto& [gpu, refs] : users.gpus) {
+    for (const auto& r : refs) out.insert(r.namespace_);
+  }
+  for (const auto& [instance, refs] : users.mig_instances) {
+    for (const auto& r : refs) out.insert(r.namespace_);
+  }
+  return out;
+}
+
 GpuMetricsCollector::GpuMetricsCollector(std::string hostname, exporter::ExporterOptions options, GpuMetricsSources sources)
     : hostname_(std::move(hostname)), options_(options), sources_(std::move(sources)) {}
 
@@ -38,7 +49,6 @@ void GpuMetricsCollector::on_snapshot(const TelemetrySnapshot& snapshot) {
   sample.metrics = snapshot.metrics;
   sample.xids = xid_tallies(snapshot.xids);
   if (sources_.health) sample.health = sources_.health();
-  if (sources_.tenants) sample.tenants = sources_.tenants();
   bool attributed = false;
   if (sources_.lister) {
     try {
@@ -53,6 +63,7 @@ void GpuMetricsCollector::on_snapshot(const TelemetrySnapshot& snapshot) {
     }
     lister_ok_ = attributed;
   }
+  if (attributed && sources_.tenants) sample.tenants = sources_.tenants(holder_namespaces(sample.users));
   auto built = std::make_shared<const std::vector<metrics::FamilySnapshot>>(exporter::gpu_families(sample, options_));
   std::lock_guard lock(mu_);
   families_ = std::move(built);

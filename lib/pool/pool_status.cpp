@@ -5,6 +5,10 @@
 
 namespace gpupool::pool {
 
+bool own_condition(const std::string& type) {
+  return type == "Ready" || type == "Progressing" || type == "Degraded" || type == "Conflict";
+}
+
 api::GPUPoolStatus build_pool_status(const PoolStatusInput& in, const api::GPUPoolStatus& previous, const api::Time& now) {
   api::GPUPoolStatus s;
   s.observed_generation = in.generation;

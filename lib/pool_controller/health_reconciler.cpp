@@ -13,6 +13,7 @@
 #include "gpupool/pool/membership.h"
 #include "gpupool/runtime/object_helpers.h"
 #include "object_facts.h"
+#include "pool_condition.h"
 
 namespace gpupool::pool_controller {
 namespace {
@@ -20,7 +21,6 @@ namespace {
 using runtime::Result;
 using Doc = rapidjson::Document;
 
-kube::ResourceRef pools_ref() { return {{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""}; }
 kube::ResourceRef nodes_ref() { return {kube::core::nodes(), "", "", ""}; }
 
 rapidjson::Value text(const std::string& s, Doc::AllocatorType& a) {
@@ -95,36 +95,15 @@ const char* action_label(const pool::NodeRemediation& r) {
 }
 
 // The pool's condition as the health reconciler writes it.
-struct LimitCondition {
-  std::string status;  // "True", "False"
-  std::string reason;
-  std::string message;
-};
-
-LimitCondition limit_condition(const pool::RemediationDecision& d, const std::string& pool) {
+PoolCondition limit_condition(const pool::RemediationDecision& d, const std::string& pool) {
   if (d.held_back.empty()) {
-    return {"False", "WithinLimit",
+    return {kHealthLimitCondition, "False", "WithinLimit",
             d.summary.empty() ? "no node of pool " + pool + " has an unhealthy GPU" : d.summary};
   }
   std::string message = d.summary;
   for (std::size_t i = 0; i < d.held_back.size() && i < 3; ++i) message += "\n" + d.held_back[i].message;
   if (d.held_back.size() > 3) message += "\nand " + std::to_string(d.held_back.size() - 3) + " more nodes held back";
-  return {"True", "MaxUnhealthyNodes", message};
-}
-
-const rapidjson::Value* find_condition(const rapidjson::Value& obj, const char* type) {
-  const auto* c = kube::value_at(obj, {"status", "conditions"});
-  if (c == nullptr || !c->IsArray()) return nullptr;
-  for (const auto& x : c->GetArray()) {
-    if (kube::string_of(kube::value_at(x, {"type"})) == type) return &x;
-  }
-  return nullptr;
-}
-
-bool same_condition(const rapidjson::Value* have, const LimitCondition& want) {
-  return have != nullptr && kube::string_of(kube::value_at(*have, {"status"})) == want.status &&
-         kube::string_of(kube::value_at(*have, {"reason"})) == want.reason &&
-         kube::string_of(kube::value_at(*have, {"message"})) == want.message;
+  return {kHealthLimitCondition, "True", "MaxUnhealthyNodes", message};
 }
 
 }  // namespace
@@ -330,42 +309,10 @@ Result HealthReconciler::reconcile(const runtime::Request& request, std::stop_to
   }
 
   // The pool's condition, for pools with rules or that have it already.
-  const LimitCondition want = limit_condition(decision, request.name);
+  const PoolCondition want = limit_condition(decision, request.name);
   const auto* have = find_condition(pool_obj->doc, kHealthLimitCondition);
-  if ((rules || have) && !same_condition(have, want)) {
-    const std::int64_t generation = pool_obj->generation;
-    runtime::update_status(client_, pools_ref().with_name(request.name), [&](Doc& doc) {
-      if (same_condition(find_condition(doc, kHealthLimitCondition), want)) return false;
-      auto& a = doc.GetAllocator();
-      if (!doc.HasMember("status") || !doc["status"].IsObject()) {
-        doc.RemoveMember("status");
-        doc.AddMember("status", rapidjson::Value(rapidjson::kObjectType), a);
-      }
-      auto& status = doc["status"];
-      if (!status.HasMember("conditions") || !status["conditions"].IsArray()) {
-        status.RemoveMember("conditions");
-        status.AddMember("conditions", rapidjson::Value(rapidjson::kArrayType), a);
-      }
-      auto& conditions = status["conditions"];
-      std::string since = api::Time(std::chrono::time_point_cast<std::chrono::microseconds>(pass.now)).text();
-      for (auto it = conditions.Begin(); it != conditions.End(); ++it) {
-        if (kube::string_of(kube::value_at(*it, {"type"})) != kHealthLimitCondition) continue;
-        if (kube::string_of(kube::value_at(*it, {"status"})) == want.status) {
-          since = kube::string_of(kube::value_at(*it, {"lastTransitionTime"}));
-        }
-        conditions.Erase(it);
-        break;
-      }
-      rapidjson::Value c(rapidjson::kObjectType);
-      c.AddMember("type", rapidjson::StringRef(kHealthLimitCondition), a);
-      c.AddMember("status", text(want.status, a), a);
-      c.AddMember("observedGeneration", generation, a);
-      c.AddMember("lastTransitionTime", text(since, a), a);
-      c.AddMember("reason", text(want.reason, a), a);
-      c.AddMember("message", text(want.message, a), a);
-      conditions.PushBack(c, a);
-      return true;
-    });
+  if ((rules || have) && !condition_holds(have, want, pool_obj->generation)) {
+    write_pool_condition(client_, request.name, want, pool_obj->generation, pass.now);
   }
   return Result::requeue_after(options_.idle_requeue);
 }

@@ -7,6 +7,7 @@
 #include "gpupool/api/codec.h"
 #include "gpupool/common/short_hash.h"
 #include "gpupool/kube/errors.h"
+#include "gpupool/kube/json_access.h"
 #include "gpupool/kube/resource.h"
 #include "gpupool/pool/desired_spec.h"
 #include "gpupool/pool/maintenance_window.h"
@@ -528,15 +529,33 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
       pass.event(pool_obj->doc, runtime::EventType::Normal, "RolloutPaused", "Pause", "spec.paused: no new node starts");
     }
     runtime::update_status(client_, pools_ref().with_name(request.name), [&](Doc& doc) {
-      // status.granted is the quota controller's: keep it as just read.
+      // status.granted is the quota controller's, and conditions of other
+      // types the health and monitoring reconcilers': keep them as just read.
+      auto& a = doc.GetAllocator();
       rapidjson::Value granted;
-      if (doc.HasMember("status") && doc["status"].IsObject() && doc["status"].HasMember("granted")) {
-        granted.CopyFrom(doc["status"]["granted"], doc.GetAllocator());
+      rapidjson::Value theirs(rapidjson::kArrayType);
+      if (doc.HasMember("status") && doc["status"].IsObject()) {
+        if (doc["status"].HasMember("granted")) granted.CopyFrom(doc["status"]["granted"], a);
+        if (const auto* c = kube::value_at(doc["status"], {"conditions"}); c && c->IsArray()) {
+          for (const auto& x : c->GetArray()) {
+            if (!pool::own_condition(kube::string_of(kube::value_at(x, {"type"})))) theirs.PushBack(rapidjson::Value(x, a), a);
+          }
+        }
       }
       doc.RemoveMember("status");
-      doc.AddMember("status", encode_status(status, doc.GetAllocator()), doc.GetAllocator());
-      doc["status"].RemoveMember("granted");
-      if (!granted.IsNull()) doc["status"].AddMember("granted", granted, doc.GetAllocator());
+      doc.AddMember("status", encode_status(status, a), a);
+      auto& out = doc["status"];
+      out.RemoveMember("granted");
+      if (!granted.IsNull()) out.AddMember("granted", granted, a);
+      if (!out.HasMember("conditions") || !out["conditions"].IsArray()) {
+        out.RemoveMember("conditions");
+        out.AddMember("conditions", rapidjson::Value(rapidjson::kArrayType), a);
+      }
+      auto& conditions = out["conditions"];
+      for (auto it = conditions.Begin(); it != conditions.End();) {
+        it = pool::own_condition(kube::string_of(kube::value_at(*it, {"type"}))) ? std::next(it) : conditions.Erase(it);
+      }
+      for (auto& x : theirs.GetArray()) conditions.PushBack(rapidjson::Value(x, a), a);
       return true;
     });
   }

@@ -9,6 +9,7 @@
 #include "gpupool/kube/resource.h"
 #include "gpupool/quota/admission.h"
 #include "gpupool/quota/borrowing.h"
+#include "gpupool/quota/eligibility.h"
 #include "gpupool/quota/gpu_resources.h"
 #include "gpupool/quota_controller/pool_view.h"
 #include "gpupool/runtime/object_helpers.h"
@@ -189,9 +190,12 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
   std::map<std::string, quota::Amounts> allowance;  // quota -> what it may borrow now
   std::map<std::string, std::int32_t> weights;
   std::map<std::string, PoolView> views;
+  std::map<std::string, std::string> tenants;  // quota -> its tenant (for the gauges)
   const std::vector<api::TenantQuota> quotas = read_quotas(stores_.quotas);
+  const quota::NamespaceLabels namespaces = read_namespaces(stores_.namespaces);
   for (const api::TenantQuota& q : quotas) {
     quota::ChargeableQuota c = chargeable(q);
+    tenants[c.key] = quota::tenant_of(c.ns, namespaces);
     if (q.status) granted[c.key] = to_amounts(q.status->granted);
     if (!views.contains(c.pool)) views.emplace(c.pool, read_pool(c.pool, stores_.pools, stores_.policies, stores_.gpunodes));
     const api::QuotaRules* rules = views.at(c.pool).rules();
@@ -211,7 +215,7 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
     unit_costs[name] = view.unit_costs;
     if (view.rules()) device_classes[name] = view.rules()->device_classes;
   }
-  quota::ChargeMap map = quota::build_charge_map(std::move(charged), read_namespaces(stores_.namespaces),
+  quota::ChargeMap map = quota::build_charge_map(std::move(charged), namespaces,
                                                  std::move(unit_costs), std::move(device_classes));
 
   std::vector<quota::GatedPod> gated;
@@ -343,21 +347,39 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
     }
   }
 
-  // 5. Usage into each quota's status.
-  write_usage(granted);
+  // 5. Usage into each quota's status; the gauges.
+  write_usage(granted, tenants);
+  publish_allocated(views);
   if (failed) return Result::requeue();
   if (next_reclaim) return Result::requeue_after(*next_reclaim + std::chrono::milliseconds(100));
   return Result::done();
 }
 
-void AdmissionReconciler::write_usage(const std::map<std::string, quota::Amounts>& granted) {
+void AdmissionReconciler::publish_allocated(const std::map<std::string, PoolView>& views) {
+  std::map<std::string, quota::Amounts> allocated;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [name, view] : views) {
+      // A pool gone (or being deleted) has no series, whatever pods pinned to it still hold.
+      if (view.pool) allocated[name] = pool_ledger_.used(name);
+    }
+  }
+  metrics_.publish_pools(allocated);
+}
+
+void AdmissionReconciler::write_usage(const std::map<std::string, quota::Amounts>& granted,
+                                      const std::map<std::string, std::string>& tenants) {
   std::map<std::string, std::pair<quota::Amounts, quota::Amounts>> usage;  // quota -> used, waiting
   std::map<std::string, std::string> pool_of;
+  std::map<std::string, std::size_t> pods_waiting;  // quota -> its pods at the gate
   {
     std::lock_guard lock(mu_);
     for (const auto& [key, q] : map_.quotas) {
       usage[key] = {ledger_.used(key), ledger_.waiting(key)};
       pool_of[key] = q.pool;
+    }
+    for (const auto& [pod, p] : pending_) {
+      if (p.charge && p.charge->state == quota::PodQuotaState::waiting) ++pods_waiting[p.charge->quota];
     }
   }
   std::map<std::string, QuotaFigures> figures;
@@ -369,8 +391,11 @@ void AdmissionReconciler::write_usage(const std::map<std::string, quota::Amounts
       const std::int64_t have = g == granted.end() || !g->second.contains(r) ? 0 : g->second.at(r);
       if (u > have) borrowed[r] = u - have;
     }
-    figures[key] = {g == granted.end() ? quota::Amounts{} : g->second, used, waiting, borrowed, pool_of[key]};
     const auto req = runtime::Request::from_key(key);
+    const auto t = tenants.find(key);
+    const auto w = pods_waiting.find(key);
+    figures[key] = {g == granted.end() ? quota::Amounts{} : g->second, used, waiting, borrowed, pool_of[key],
+                    t == tenants.end() ? req.ns : t->second, w == pods_waiting.end() ? 0 : w->second};
     auto current = stores_.quotas.get(key);
     if (!current || (amounts_at(current->doc, "used") == used && amounts_at(current->doc, "waiting") == waiting &&
                      amounts_at(current->doc, "borrowed") == borrowed)) {

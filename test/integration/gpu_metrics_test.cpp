@@ -2,9 +2,10 @@
 // package prometheus), started on loopback, scrapes two simulated agents and
 // the controller. The pods come from a kubelet pod-resources gRPC server the
 // test runs. A PromQL query finds a whole GPU's utilisation labelled with the
-// pod and namespace using it, DCGM_FI_DEV_GPU_UTIL with the same value, and
-// for each MIG instance its vendor-neutral utilisation and
-// DCGM_FI_PROF_GR_ENGINE_ACTIVE.
+// pod and namespace using it, and with its tenant (the namespace's
+// gpupool.io/tenant label, else its name, as the agent reads it from the API
+// server), DCGM_FI_DEV_GPU_UTIL with the same value, and for each MIG instance
+// its vendor-neutral utilisation and DCGM_FI_PROF_GR_ENGINE_ACTIVE.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -89,10 +90,18 @@ class GpuMetricsTest : public FleetTest {
 };
 
 TEST_F(GpuMetricsTest, PrometheusSeesUtilisationByPodAndPerMigInstance) {
-  // Node A: two whole A100s, GPU 0 at 42 % and held by train/p0 (the fake kubelet says so).
+  // Node A: two whole A100s, GPU 0 at 42 % and held by train/p0, GPU 1 by
+  // <ns()>/p1 (the fake kubelet says so). ns() is labelled with tenant team-a
+  // before the agents start (they cache a namespace's tenant for 5 minutes);
+  // train has no such label, so its tenant is train.
   // Node B: one A100 that the pool splits into two 3g.40gb instances, at 17 % and 33 %.
   // Node B's kubelet knows no pods; node A's starts once GPU 0's UUID is known
   // (the agent meanwhile runs without attribution, as with a kubelet restarting).
+  create_namespace(cluster(), "train");
+  {
+    std::string out;
+    ASSERT_EQ(cluster().kubectl({"label", "namespace", ns(), "gpupool.io/tenant=team-a"}, &out), 0) << out;
+  }
   FakeKubelet kubelet_b(dir_ + "/kubelet-b.sock", make_response({}));
   const std::vector<std::string> common = {"--metrics-bind-address=127.0.0.1:0", "--telemetry-interval=1"};
   agent_args_ = common;
@@ -111,8 +120,12 @@ TEST_F(GpuMetricsTest, PrometheusSeesUtilisationByPodAndPerMigInstance) {
   const auto* gpus_a = at(node_a, {"status", "gpus"});
   ASSERT_TRUE(gpus_a && gpus_a->IsArray() && !gpus_a->Empty());
   const std::string gpu0 = str((*gpus_a)[0], {"uuid"});
+  ASSERT_EQ(gpus_a->Size(), 2u);
+  const std::string gpu1 = str((*gpus_a)[1], {"uuid"});
   ASSERT_FALSE(gpu0.empty());
-  FakeKubelet kubelet_a(dir_ + "/kubelet-a.sock", make_response({{"train", "p0", {{"main", {{"nvidia.com/gpu", {gpu0}}}}}}}));
+  ASSERT_FALSE(gpu1.empty());
+  FakeKubelet kubelet_a(dir_ + "/kubelet-a.sock", make_response({{"train", "p0", {{"main", {{"nvidia.com/gpu", {gpu0}}}}}},
+                                                                 {ns(), "p1", {{"main", {{"nvidia.com/gpu", {gpu1}}}}}}}));
 
   start_controller({"--metrics-bind-address=127.0.0.1:0"});
   apply_pool(pool_yaml("metrics-mig", "pool-test: metrics-mig",
@@ -139,9 +152,14 @@ TEST_F(GpuMetricsTest, PrometheusSeesUtilisationByPodAndPerMigInstance) {
   ASSERT_TRUE(one_series("gpupool_gpu_utilization_ratio{pod=\"p0\"}", labels, v));
   EXPECT_EQ(v, 0.42);
   EXPECT_EQ(labels["namespace"], "train");
+  EXPECT_EQ(labels["tenant"], "train");
   EXPECT_EQ(labels["container"], "main");
   EXPECT_EQ(labels["node"], a);
   EXPECT_EQ(labels["gpu"], "0");
+  ASSERT_TRUE(one_series("gpupool_gpu_utilization_ratio{pod=\"p1\"}", labels, v));
+  EXPECT_EQ(labels["namespace"], ns());
+  EXPECT_EQ(labels["tenant"], "team-a");
+  EXPECT_EQ(labels["gpu"], "1");
   ASSERT_TRUE(one_series("DCGM_FI_DEV_GPU_UTIL{pod=\"p0\",namespace=\"train\"}", labels, v));
   EXPECT_EQ(v, 42);
   EXPECT_EQ(labels["UUID"], gpu0);

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "support/promtool.h"
 #include "support/quota_fixture.h"
 
 namespace gpupool::test {
@@ -140,15 +141,22 @@ class QuotaGateTest : public QuotaTest {
 
 // One tenant, three namespaces, one quota of 6 GPUs in a pool of 10: 200
 // one-GPU pods created at once never hold more than 6 past the gate; the 6
-// that fit run, pinned to the pool; the others wait, told why in numbers;
-// when running pods finish, waiting ones take their place.
+// that fit run, pinned to the pool; the others wait, told why in numbers
+// (and counted on the leader's /metrics: the pool's allocation, the pods at
+// the gate, the quota's tenant); when running pods finish, waiting ones take
+// their place.
 TEST_F(QuotaGateTest, TwoHundredConcurrentPodsNeverExceedTheGrant) {
   fleet(110, 5, {{"pool-test", "quota"}});  // 5 nodes x 2 A100: 10 nvidia.com/gpu
   // Two replicas with leader election; the leader is killed halfway.
   const std::vector<std::string> election = {"--leader-elect", "--leader-election-namespace", ns(),
                                              "--leader-elect-lease-duration=4", "--leader-elect-renew-deadline=2.5",
                                              "--leader-elect-retry-period=0.5"};
-  start_controller_with_webhook(election);
+  // The leader serves /metrics (the quota gauges, checked below).
+  const int metrics_port = free_port();
+  ASSERT_GT(metrics_port, 0);
+  std::vector<std::string> leader_args = election;
+  leader_args.push_back("--metrics-bind-address=127.0.0.1:" + std::to_string(metrics_port));
+  start_controller_with_webhook(leader_args);
   std::unique_ptr<testenv::Process> standby;
   {
     const std::string address = "127.0.0.1:" + std::to_string(free_port());
@@ -220,6 +228,32 @@ TEST_F(QuotaGateTest, TwoHundredConcurrentPodsNeverExceedTheGrant) {
     EXPECT_EQ(str(p, {"spec", "nodeSelector", "gpupool.io/pool"}), "quota") << "admitted pods are pinned to the pool";
   }
   EXPECT_EQ(gated, 194);
+
+  // The same on the leader's /metrics: the pool's devices its admitted pods
+  // hold, the pods at the gate, the quota's tenant; clean for promtool.
+  {
+    const std::vector<std::string> want = {
+        R"(gpupool_pool_allocated{pool="quota",resource="nvidia.com/gpu"} 6)",
+        R"(gpupool_tenantquota_pods_waiting{namespace="gt-a1",name="train"} 194)",
+        R"(gpupool_tenantquota_info{namespace="gt-a1",name="train",pool="quota",tenant="gate-a"} 1)",
+        R"(gpupool_tenantquota_waiting{namespace="gt-a1",name="train",resource="nvidia.com/gpu"} 194)"};
+    std::string text;
+    const bool all = testenv::wait_until([&] {
+      const auto r = testenv::run_command("curl", {"-sf", "http://127.0.0.1:" + std::to_string(metrics_port) + "/metrics"});
+      text = r.status == 0 ? r.out : "curl: exit " + std::to_string(r.status) + " " + r.err;
+      for (const auto& line : want) {
+        if (text.find(line) == std::string::npos) return false;
+      }
+      return true;
+    }, 30s);
+    EXPECT_TRUE(all) << "the leader's /metrics lack one of the quota gauges:\n" << text;
+    if (const auto promtool = find_promtool()) {
+      const auto lint = promtool_check_metrics(*promtool, text);
+      EXPECT_EQ(lint.exit_code, 0) << "promtool check metrics: " << lint.output << "\non:\n" << text;
+    } else {
+      ADD_FAILURE() << "promtool not on PATH (Debian package prometheus)";
+    }
+  }
 
   // The waiting pod was told why.
   const auto slash = a_waiting_pod.find('/');

@@ -8,7 +8,9 @@
 // Pod attribution is best effort: without a lister, or while the kubelet's
 // socket cannot be reached, the families carry no pod labels; the first
 // failure after a success (or at start) is logged once with the socket path
-// and the gRPC status, and so is the recovery.
+// and the gRPC status, and so is the recovery. Each holder's tenant comes
+// from sources.tenants (the agent's: the namespace's gpupool.io/tenant label,
+// else its name).
 #pragma once
 
 #include <atomic>
@@ -17,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +30,7 @@
 #include "gpupool/exporter/gpu_families.h"
 #include "gpupool/metrics/snapshot.h"
 #include "gpupool/node/telemetry_poller.h"
+#include "gpupool/podresources/attribution.h"
 #include "gpupool/podresources/lister.h"
 
 namespace gpupool::node {
@@ -36,8 +40,12 @@ struct GpuMetricsSources {
   std::function<std::optional<backend::Inventory>()> inventory;
   // Each GPU's health as the agent judged it (by index); may be empty.
   std::function<std::map<int, api::GPUHealth>()> health;
-  // Namespace -> tenant; unset: every namespace is its own tenant.
-  std::function<std::map<std::string, std::string>()> tenants;
+  // Namespace -> tenant for the namespaces holding this node's devices
+  // (holder_namespaces), called once per build that has pod attribution, on
+  // the telemetry thread; must not throw. A namespace it leaves out (all,
+  // when unset) is its own tenant. The agent's: NamespaceTenants
+  // (namespace_tenants.h).
+  std::function<std::map<std::string, std::string>(const std::set<std::string>& namespaces)> tenants;
   // Who holds each device; nullptr: no attribution.
   std::unique_ptr<podresources::PodResourcesLister> lister;
 };
@@ -68,6 +76,9 @@ class GpuMetricsCollector {
 // Each GPU's health as a GPUNode's status says (status.gpus[].health, by
 // index); GPUs without one are left out.
 std::map<int, api::GPUHealth> gpu_health_of(const rapidjson::Value& gpunode);
+
+// The namespaces of the pods holding a GPU or MIG instance in `users`.
+std::set<std::string> holder_namespaces(const podresources::Attribution& users);
 
 // The exporter's view of the XIDs the poller counted.
 std::map<int, exporter::XidTally> xid_tallies(const std::map<int, GpuXids>& xids);

@@ -43,6 +43,11 @@ struct PoolStatusInput {
   std::vector<std::string> spec_problems;          // maintenance windows that cannot be read, ...
 };
 
+// Whether the pool reconciler writes conditions of this type (the four
+// above); the others are the health and monitoring reconcilers', kept as the
+// server has them when the pool reconciler writes the status.
+bool own_condition(const std::string& type);
+
 // Builds the status; `previous` keeps each condition's lastTransitionTime
 // while its status holds.
 api::GPUPoolStatus build_pool_status(const PoolStatusInput& in, const api::GPUPoolStatus& previous, const api::Time& now);

@@ -34,7 +34,9 @@
 //    the quota and the numbers, again only when they change.
 // 5. Each TenantQuota's status used, waiting and borrowed (used above
 //    granted) are written when they changed; the other fields are left to
-//    their writers. The same figures, and granted, as gauges (quota_metrics.h).
+//    their writers. The same figures, and granted, as gauges (quota_metrics.h),
+//    with the pods each quota holds at the gate and its tenant; and each
+//    existing pool's devices its admitted pods hold (the pool ledger).
 #pragma once
 
 #include <chrono>
@@ -73,7 +75,7 @@ struct AdmissionStores {
 
 class AdmissionReconciler : public runtime::Reconciler {
  public:
-  // Publishes quota_metrics.h's gauges in `registry`.
+  // Publishes quota_metrics.h's gauges (the quotas' and gpupool_pool_allocated) in `registry`.
   AdmissionReconciler(kube::Client& client, AdmissionStores stores, runtime::EventRecorder* events,
                       metrics::Registry& registry)
       : client_(client), stores_(stores), events_(events), metrics_(registry) {}
@@ -112,7 +114,11 @@ class AdmissionReconciler : public runtime::Reconciler {
   // What the pod's DRA claims ask for (quota/claims.h), from the claim stores.
   quota::PodClaims claims_of(const kube::PodProjection& pod) const;
   bool patch_pod(const std::string& key, const Pending& p, const std::string* pool);
-  void write_usage(const std::map<std::string, quota::Amounts>& granted);
+  // Writes each quota's usage into its status and publishes the quota gauges
+  // (`tenants`: quota -> its tenant).
+  void write_usage(const std::map<std::string, quota::Amounts>& granted, const std::map<std::string, std::string>& tenants);
+  // Publishes gpupool_pool_allocated for the pools in `views` that exist.
+  void publish_allocated(const std::map<std::string, PoolView>& views);
   // Evicts borrowed pods of `pool` to free `shortfall` (devices).
   void reclaim(const std::string& pool, quota::Amounts shortfall, const std::string& lender);
   // Evicts what the quota's pods use beyond `limit` when the policy says so

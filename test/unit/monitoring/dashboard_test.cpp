@@ -107,14 +107,14 @@ TEST(Dashboard, TheTemplateHasItsVariablesAndPanels) {
       all_exprs += str(t, "expr") + "\n";
     }
   }
-  for (const char* t : {"Capacity and granted", "Rollout progress", "Utilisation by GPU and MIG instance",
+  for (const char* t : {"Capacity, granted and allocated", "Rollout progress", "Utilisation by GPU and MIG instance",
                         "Utilisation by namespace", "Utilisation by tenant", "GPUs by pod", "Memory used", "Temperature",
                         "Power", "XID errors", "GPUs by health", "Granted, used, borrowed, waiting", "Agents"}) {
     EXPECT_TRUE(titles.contains(t)) << "no panel " << t;
   }
   for (const char* m : {"gpupool_gpu_utilization_ratio", "gpupool_gpu_memory_used_bytes", "gpupool_gpu_temperature_celsius",
                         "gpupool_gpu_power_watts", "gpupool_gpu_xid_errors_total", "gpupool_gpu_health",
-                        "gpupool_pool_capacity", "gpupool_pool_granted", "gpupool_pool_rollout_nodes",
+                        "gpupool_pool_capacity", "gpupool_pool_granted", "gpupool_pool_allocated", "gpupool_pool_rollout_nodes",
                         "gpupool_tenantquota_granted", "gpupool_tenantquota_used", "gpupool_tenantquota_borrowed",
                         "gpupool_tenantquota_waiting", "up{"}) {
     EXPECT_NE(all_exprs.find(m), std::string::npos) << "no panel queries " << m;

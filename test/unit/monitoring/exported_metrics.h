@@ -3,8 +3,9 @@
 // - the agent's GPU families: exporter::gpu_families on a sample that has
 //   every kind of device and value (both dcgm-exporter namings), plus the
 //   labels its scrape adds (pool, node, job, instance; monitoring/scrape.h);
-// - the controller's: QuotaMetrics, ControllerMetrics and the work queue
-//   families registered in a registry of the test's own;
+// - the controller's: QuotaMetrics (the quota gauges and
+//   gpupool_pool_allocated), ControllerMetrics and the work queue families
+//   registered in a registry of the test's own;
 // - the pool controller's (PoolMetrics and the HealthReconciler's counter,
 //   lib/pool_controller, which unit_monitoring does not link): a list here,
 //   each name checked to be registered in lib/pool_controller's sources;

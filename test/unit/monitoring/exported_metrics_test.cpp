@@ -38,5 +38,14 @@ TEST(ExportedMetrics, TheSampleGivesEveryGpuFamily) {
   EXPECT_EQ(c.at("up"), (std::set<std::string>{"job", "instance", "pool", "node"}));
 }
 
+// The admission reconciler's families (QuotaMetrics), pool allocation included.
+TEST(ExportedMetrics, TheQuotaGatesFamilies) {
+  const auto c = exported_catalog();
+  EXPECT_EQ(c.at("gpupool_pool_allocated"), (std::set<std::string>{"pool", "resource", "job", "instance"}));
+  EXPECT_EQ(c.at("gpupool_tenantquota_pods_waiting"), (std::set<std::string>{"namespace", "name", "job", "instance"}));
+  EXPECT_EQ(c.at("gpupool_tenantquota_info"), (std::set<std::string>{"namespace", "name", "pool", "tenant", "job", "instance"}));
+  EXPECT_FALSE(kPoolFamilies.contains("gpupool_pool_allocated")) << "registered by QuotaMetrics, not lib/pool_controller";
+}
+
 }  // namespace
 }  // namespace gpupool::monitoring::testing

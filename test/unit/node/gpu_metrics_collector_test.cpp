@@ -51,10 +51,15 @@ std::map<std::string, std::string> labels_of(const std::vector<metrics::FamilySn
 
 TEST(GpuMetricsCollector, BuildsOncePerSnapshotWithPodLabelsWhileTheKubeletAnswers) {
   bool kubelet_up = true;
+  std::vector<std::set<std::string>> tenant_asks;
   GpuMetricsSources sources;
   sources.inventory = [] { return std::optional<backend::Inventory>(one_gpu()); };
   sources.health = [] { return std::map<int, api::GPUHealth>{{0, api::GPUHealth::healthy}}; };
   sources.lister = std::make_unique<TableLister>(&kubelet_up);
+  sources.tenants = [&tenant_asks](const std::set<std::string>& namespaces) {
+    tenant_asks.push_back(namespaces);
+    return std::map<std::string, std::string>{{"train", "team-a"}};
+  };
   GpuMetricsCollector collector("node-a", {}, std::move(sources));
   EXPECT_TRUE(collector.families().empty()) << "nothing before the first snapshot";
 
@@ -73,8 +78,9 @@ TEST(GpuMetricsCollector, BuildsOncePerSnapshotWithPodLabelsWhileTheKubeletAnswe
   EXPECT_EQ(v, 0.42);
   EXPECT_EQ(labels["pod"], "p0");
   EXPECT_EQ(labels["namespace"], "train");
-  EXPECT_EQ(labels["tenant"], "train");
+  EXPECT_EQ(labels["tenant"], "team-a");
   EXPECT_EQ(labels["node"], "node-a");
+  EXPECT_EQ(tenant_asks, (std::vector<std::set<std::string>>{{"train"}})) << "asked for the holders' namespaces";
   labels_of(collector.families(), "DCGM_FI_DEV_XID_ERRORS", &v);
   EXPECT_EQ(v, 79);
 
@@ -87,9 +93,48 @@ TEST(GpuMetricsCollector, BuildsOncePerSnapshotWithPodLabelsWhileTheKubeletAnswe
   labels = labels_of(collector.families(), "gpupool_gpu_utilization_ratio", &v);
   EXPECT_EQ(v, 0.5);
   EXPECT_EQ(labels["pod"], "");
+  EXPECT_EQ(labels["tenant"], "");
+  EXPECT_EQ(tenant_asks.size(), 1u) << "no tenants asked for without attribution";
   kubelet_up = true;
   collector.on_snapshot(snap);
   EXPECT_TRUE(collector.attributed());
+  EXPECT_EQ(tenant_asks.size(), 2u);
+}
+
+TEST(GpuMetricsCollector, WithoutATenantSourceEachNamespaceIsItsOwnTenant) {
+  bool kubelet_up = true;
+  GpuMetricsSources sources;
+  sources.inventory = [] { return std::optional<backend::Inventory>(one_gpu()); };
+  sources.lister = std::make_unique<TableLister>(&kubelet_up);
+  GpuMetricsCollector collector("node-a", {}, std::move(sources));
+  TelemetrySnapshot snap;
+  backend::GpuMetrics m;
+  m.index = 0;
+  m.utilization_percent = 10;
+  snap.metrics = {m};
+  collector.on_snapshot(snap);
+  double v = 0;
+  EXPECT_EQ(labels_of(collector.families(), "gpupool_gpu_utilization_ratio", &v)["tenant"], "train");
+}
+
+TEST(GpuMetricsCollector, HolderNamespacesCoverGpusAndMigInstancesOnce) {
+  struct Case {
+    const char* name;
+    podresources::Attribution users;
+    std::set<std::string> want;
+  };
+  podresources::Attribution both;
+  both.gpus[0] = {{"a", "p", "c"}, {"b", "q", "c"}};
+  both.gpus[1] = {{"a", "r", "c"}};
+  both.mig_instances[{2, 1}] = {{"c", "s", "c"}, {"a", "t", "c"}};
+  podresources::Attribution mig_only;
+  mig_only.mig_instances[{0, 3}] = {{"m", "p", "c"}};
+  const std::vector<Case> cases = {
+      {"nobody", {}, {}},
+      {"whole GPUs and MIG instances, each namespace once", both, {"a", "b", "c"}},
+      {"MIG instances only", mig_only, {"m"}},
+  };
+  for (const auto& c : cases) EXPECT_EQ(holder_namespaces(c.users), c.want) << c.name;
 }
 
 TEST(GpuMetricsCollector, XidTalliesKeepCountsAndTheLastCode) {

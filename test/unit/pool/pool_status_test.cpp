@@ -104,5 +104,17 @@ TEST(PoolStatus, TransitionTimesHoldWhileTheStatusHolds) {
   EXPECT_EQ(cond(second, "Ready").last_transition_time, t1);
 }
 
+// The pool reconciler writes four condition types; the others have their own
+// writers and are kept as the server has them.
+TEST(PoolStatus, OwnConditionsAreTheFourItBuilds) {
+  PoolStatusInput in;
+  in.pool = "p";
+  in.generation = 1;
+  const auto s = build_pool_status(in, api::GPUPoolStatus{}, api::Time{});
+  ASSERT_EQ(s.conditions.size(), 4u);
+  for (const auto& c : s.conditions) EXPECT_TRUE(own_condition(c.type)) << c.type;
+  for (const char* theirs : {"UnhealthyNodesHeldBack", "MonitoringRolledOut", ""}) EXPECT_FALSE(own_condition(theirs)) << theirs;
+}
+
 }  // namespace
 }  // namespace gpupool::pool
