@@ -910,18 +910,22 @@ def main():
     args = parser.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     stale = []
+    # The same files in config/crd/bases: kustomize loads nothing from outside
+    # a kustomization's folder, so `kubectl kustomize config/default` needs copies.
+    bases = os.path.join(os.path.dirname(here), "config", "crd", "bases")
     for name, doc in CRDS.items():
-        path = os.path.join(here, name)
         text = render(doc)
-        old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
-        if old == text:
-            continue
-        if args.check:
-            stale.append(name)
-        else:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-            print("wrote", path)
+        for path in (os.path.join(here, name), os.path.join(bases, name)):
+            old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+            if old == text:
+                continue
+            if args.check:
+                stale.append(os.path.relpath(path, os.path.dirname(here)))
+            else:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(text)
+                print("wrote", path)
     if stale:
         print("out of date (run crds/generate.py):", ", ".join(stale), file=sys.stderr)
         return 1

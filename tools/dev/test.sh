@@ -7,6 +7,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/prepare.sh"
 # CRD compatibility test; cached like the control plane.
 GPUPOOL_COMPAT_APISERVERS=$(tools/controlplane/build-compat.sh --list)
 export GPUPOOL_COMPAT_APISERVERS
+# Helm, built from its Go module at the version pinned in
+# tools/controlplane/helm/go.mod, for the chart tests; cached like the above.
+GPUPOOL_HELM=$(tools/controlplane/build-helm.sh --bin-dir)/helm
+export GPUPOOL_HELM
 
 build=${GPUPOOL_TEST_BUILD_DIR:-build/test}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUPOOL_SANITIZE=ON >/dev/null
