@@ -24,6 +24,11 @@ class ContainerInstallerTest : public ClusterTest {
   void SetUp() override {
     ClusterTest::SetUp();
     client_ = std::make_unique<kube::Client>(rest_config(cluster(), cluster().admin_token()));
+    // The installer's requests carry the agent's user agent: they are the
+    // agent's in the RBAC check over the audit logs (rbac.usage_check).
+    auto agent_config = rest_config(cluster(), cluster().admin_token());
+    agent_config.user_agent = "gpupool-agent/0.1 (driver_installer_test)";
+    agent_client_ = std::make_unique<kube::Client>(agent_config);
     testenv::NodeSpec spec;
     spec.first_index = 40 + index_++;
     spec.taints = {"nvidia.com/gpu=present:NoSchedule"};
@@ -42,7 +47,7 @@ class ContainerInstallerTest : public ClusterTest {
     o.namespace_ = ns();
     o.poll = 200ms;
     o.start_grace = 2s;
-    return node::make_container_installer(*client_, o);
+    return node::make_container_installer(*agent_client_, o);
   }
   api::DriverSpec driver(const std::string& version) {
     api::DriverSpec d;
@@ -87,6 +92,7 @@ class ContainerInstallerTest : public ClusterTest {
   }
 
   std::unique_ptr<kube::Client> client_;
+  std::unique_ptr<kube::Client> agent_client_;
   std::string node_;
   static inline int index_ = 0;
 };

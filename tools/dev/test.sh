@@ -13,6 +13,11 @@ GPUPOOL_HELM=$(tools/controlplane/build-helm.sh --bin-dir)/helm
 export GPUPOOL_HELM
 
 build=${GPUPOOL_TEST_BUILD_DIR:-build/test}
+# Every control plane the tests start writes an audit log here; the RBAC check
+# (rbac.usage_check, after the integration tests) compares them with config/rbac.
+GPUPOOL_AUDIT_DIR="$root/$build/audit"
+rm -rf "$GPUPOOL_AUDIT_DIR"
+export GPUPOOL_AUDIT_DIR
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUPOOL_SANITIZE=ON >/dev/null
 ninja -C "$build"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cluster_options.h"
 #include "gpupool/api/codec.h"
 #include "gpupool/kube/client.h"
 #include "gpupool/kube/config.h"
@@ -14,35 +15,41 @@ namespace gpupool::ctl {
 namespace {
 
 struct ApproveArgs {
-  std::string target;  // NAMESPACE/NAME
-  std::string kubeconfig, context;
+  std::string target;  // NAMESPACE/NAME, or NAME in the namespace of -n (else the context's)
+  ClusterOptions cluster;
 };
 
 int approve(const ApproveArgs& args) {
   const auto slash = args.target.find('/');
-  if (slash == std::string::npos || slash == 0 || slash + 1 == args.target.size()) {
-    std::cerr << "error: expected NAMESPACE/NAME, got \"" << args.target << "\"\n";
+  if (slash == 0 || (slash != std::string::npos && (slash + 1 == args.target.size() ||
+                                                    args.target.find('/', slash + 1) != std::string::npos))) {
+    std::cerr << "error: expected NAMESPACE/NAME or NAME (with -n NAMESPACE), got \"" << args.target << "\"\n";
     return 2;
   }
-  const std::string ns = args.target.substr(0, slash), name = args.target.substr(slash + 1);
-  kube::KubeconfigOptions ko;
-  if (!args.kubeconfig.empty()) ko.path = args.kubeconfig;
-  if (!args.context.empty()) ko.context = args.context;
-  kube::Client client(kube::load_default(ko));
+  const kube::RestConfig config = args.cluster.load();
+  if (slash != std::string::npos && args.cluster.namespace_given() &&
+      args.cluster.namespace_for(config) != args.target.substr(0, slash)) {
+    std::cerr << "error: " << args.target << " names namespace " << args.target.substr(0, slash) << ", -n says "
+              << args.cluster.namespace_for(config) << "\n";
+    return 2;
+  }
+  const std::string ns = slash == std::string::npos ? args.cluster.namespace_for(config) : args.target.substr(0, slash);
+  const std::string name = slash == std::string::npos ? args.target : args.target.substr(slash + 1);
+  kube::Client client(config);
   const kube::ResourceRef ref{{"gpupool.io", "v1alpha1", "tenantquotas"}, ns, name, ""};
   rapidjson::Document doc;
   try {
     doc = client.get(ref);
   } catch (const kube::ApiError& e) {
     if (e.is_not_found()) {
-      std::cerr << "error: TenantQuota " << args.target << " not found\n";
+      std::cerr << "error: TenantQuota " << ns << "/" << name << " not found\n";
       return 1;
     }
     throw;
   }
   auto decoded = api::decode_tenantquota(doc);
   if (!decoded.ok()) {
-    std::cerr << "error: TenantQuota " << args.target << " cannot be read: " << api::format_field_errors(decoded.errors) << "\n";
+    std::cerr << "error: TenantQuota " << ns << "/" << name << " cannot be read: " << api::format_field_errors(decoded.errors) << "\n";
     return 1;
   }
   const api::Time now(std::chrono::time_point_cast<std::chrono::microseconds>(std::chrono::system_clock::now()));
@@ -52,7 +59,7 @@ int approve(const ApproveArgs& args) {
     client.patch(status, kube::PatchType::MergePatch, quota::approval_patch(*decoded.value, now));
   } catch (const kube::ApiError& e) {
     if (e.is_conflict()) {
-      std::cerr << "error: TenantQuota " << args.target << " changed while it was being approved; look at it again and rerun\n";
+      std::cerr << "error: TenantQuota " << ns << "/" << name << " changed while it was being approved; look at it again and rerun\n";
       return 1;
     }
     if (e.is_forbidden()) {
@@ -65,7 +72,7 @@ int approve(const ApproveArgs& args) {
   }
   std::string what;
   for (const auto& [r, q] : decoded.value->spec.resources) what += (what.empty() ? "" : ", ") + q.quantity.text() + " " + r;
-  std::cout << "approved TenantQuota " << args.target << ": " << what << " (generation " << decoded.value->metadata.generation
+  std::cout << "approved TenantQuota " << ns << "/" << name << ": " << what << " (generation " << decoded.value->metadata.generation
             << ")\n";
   return 0;
 }
@@ -77,9 +84,10 @@ void add_approve_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("approve",
                                      "Approve a TenantQuota (approval: Manual) as it is now; a request raised later needs "
                                      "another approval");
-  cmd->add_option("quota", args->target, "NAMESPACE/NAME of the TenantQuota")->required();
-  cmd->add_option("--kubeconfig", args->kubeconfig, "kubeconfig file (default $KUBECONFIG, in-cluster, ~/.kube/config)");
-  cmd->add_option("--context", args->context, "kubeconfig context");
+  cmd->add_option("quota", args->target,
+                  "NAMESPACE/NAME of the TenantQuota, or NAME in the namespace of -n (else the context's)")
+      ->required();
+  args->cluster.add_to(*cmd);
   cmd->callback([args] {
     const int code = approve(*args);
     if (code != 0) throw CLI::RuntimeError(code);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <ctime>
@@ -114,11 +115,35 @@ class ControlPlane::Impl {
     write_file(layout.kwok_config(), kwok_config_yaml());
   }
 
+  // With $GPUPOOL_AUDIT_DIR set (tools/dev/test.sh sets it), kube-apiserver
+  // writes an audit log there: every request of the admin user and of
+  // service accounts (what our components use in tests), at Metadata level.
+  // test/rbac/rbac_usage_check.py reads them all after the integration tests
+  // and compares the controller's and the agent's requests with their RBAC.
+  std::vector<std::string> audit_flags() {
+    const char* dir = std::getenv("GPUPOOL_AUDIT_DIR");
+    if (dir == nullptr || *dir == '\0') return {};
+    std::filesystem::create_directories(dir);
+    const std::string policy = layout.path("audit-policy.yaml");
+    write_file(policy,
+               "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n"
+               "- level: Metadata\n  users: [" + std::string(kAdminUser) + "]\n"
+               "- level: Metadata\n  userGroups: [\"system:serviceaccounts:gpupool-system\"]\n"
+               "- level: None\n");
+    static std::atomic<int> serial{0};
+    const std::string log = std::string(dir) + "/audit-" + std::to_string(::getpid()) + "-" +
+                            std::to_string(serial++) + ".jsonl";
+    return {"--audit-policy-file=" + policy, "--audit-log-path=" + log, "--audit-log-format=json",
+            "--audit-log-maxsize=0"};
+  }
+
   void build_components() {
     components.clear();
     components.push_back({"etcd", etcd_args(layout), {}, {}, {}});
-    components.push_back(
-        {"kube-apiserver", apiserver_args(layout, opts.extra_apiserver_flags), {}, {}, opts.apiserver_binary});
+    auto apiserver_extra = opts.extra_apiserver_flags;
+    const auto audit = audit_flags();
+    apiserver_extra.insert(apiserver_extra.end(), audit.begin(), audit.end());
+    components.push_back({"kube-apiserver", apiserver_args(layout, apiserver_extra), {}, {}, opts.apiserver_binary});
     if (opts.controller_manager) {
       components.push_back({"kube-controller-manager", controller_manager_args(layout), {}, {}, {}});
     }
