@@ -60,6 +60,9 @@ api::TenantQuotaStatus status_for(const api::TenantQuota& q, api::QuotaPhase pha
   const bool fully = phase == api::QuotaPhase::granted;
   api::set_condition(s.conditions, {"Granted", fully ? api::ConditionStatus::true_ : api::ConditionStatus::false_,
                                     q.metadata.generation, now, reason, message});
+  // kstatus' Ready (Flux and Argo CD health checks read it): the same as Granted.
+  api::set_condition(s.conditions, {"Ready", fully ? api::ConditionStatus::true_ : api::ConditionStatus::false_,
+                                    q.metadata.generation, now, reason, message});
   // The grant cut by falling capacity stays reduced until the quota is fully
   // granted again (a later pass keeps the cut grant and cuts nothing more, so
   // `reduced` alone would clear the condition at once).

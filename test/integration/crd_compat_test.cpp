@@ -50,7 +50,7 @@ std::vector<std::string> sample_files() {
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(fs::path(GPUPOOL_SOURCE_DIR) / "config/samples")) {
     auto name = e.path().filename().string();
-    if (e.path().extension() == ".yaml" && name != "kustomization.yaml") files.push_back(e.path().string());
+    if (e.path().extension() == ".yaml" && name != "kustomization.yaml" && name != "namespaces.yaml") files.push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());
   return files;

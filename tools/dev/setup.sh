@@ -8,7 +8,7 @@ packages=(
   libcurl4-openssl-dev libssl-dev rapidjson-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libcli11-dev libcpp-httplib-dev libtinyxml2-dev libhowardhinnant-date-dev tzdata ccache
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  prometheus python3-kubernetes python3-yaml
+  prometheus python3-kubernetes python3-yaml lua5.4
 )
 
 missing=()
