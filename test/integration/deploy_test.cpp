@@ -61,21 +61,7 @@ class DeployTest : public FleetTest {
     }
   }
 
-  // Every object of the rendered file: "kind namespace/name" -> metadata.generation
-  // (spec changes; status written by the API server or controllers is not a change).
-  std::map<std::string, std::string> generations() {
-    auto r = cluster().kubectl_result({"get", "-f", rendered_, "-o",
-                                       "jsonpath={range .items[*]}{.kind} {.metadata.namespace}/{.metadata.name}="
-                                       "{.metadata.generation}{\"\\n\"}{end}"});
-    EXPECT_EQ(r.status, 0) << r.err;
-    std::map<std::string, std::string> out;
-    std::istringstream in(r.out);
-    for (std::string line; std::getline(in, line);) {
-      const auto eq = line.rfind('=');
-      if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
-    }
-    return out;
-  }
+  std::map<std::string, std::string> generations() { return object_generations(cluster(), {"-f", rendered_}); }
 
   std::string write_kubeconfig(const std::string& user, const std::string& token) {
     const std::string path = dir_ + "/" + user + ".kubeconfig";

@@ -43,20 +43,7 @@ class GitOpsTest : public FleetTest {
   }
   static std::string samples() { return std::string(GPUPOOL_SOURCE_DIR) + "/config/samples"; }
 
-  // "kind namespace/name" -> metadata.generation of every object the samples hold.
-  std::map<std::string, std::string> generations() {
-    auto r = cluster().kubectl_result({"get", "-k", samples(), "-o",
-                                       "jsonpath={range .items[*]}{.kind} {.metadata.namespace}/{.metadata.name}="
-                                       "{.metadata.generation}{\"\\n\"}{end}"});
-    EXPECT_EQ(r.status, 0) << r.err;
-    std::map<std::string, std::string> out;
-    std::istringstream in(r.out);
-    for (std::string line; std::getline(in, line);) {
-      const auto eq = line.rfind('=');
-      if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
-    }
-    return out;
-  }
+  std::map<std::string, std::string> generations() { return object_generations(cluster(), {"-k", samples()}); }
 };
 
 TEST_F(GitOpsTest, SamplesAppliedTwiceServerSideChangeNothingOnceTheSystemHasActed) {

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
 #include "gpupool/testenv/wait.h"
 
@@ -90,6 +91,23 @@ void install_gpupool_crds(testenv::ControlPlane& cluster) {
         << out;
   }
   cluster.kubectl_result({"create", "namespace", "gpupool-system"});  // AlreadyExists is fine
+}
+
+std::map<std::string, std::string> object_generations(const testenv::ControlPlane& cluster,
+                                                      const std::vector<std::string>& what) {
+  std::vector<std::string> args = {"get"};
+  args.insert(args.end(), what.begin(), what.end());
+  args.insert(args.end(), {"-o", "jsonpath={range .items[*]}{.kind} {.metadata.namespace}/{.metadata.name}="
+                                 "{.metadata.generation}{\"\\n\"}{end}"});
+  auto r = cluster.kubectl_result(args);
+  EXPECT_EQ(r.status, 0) << r.err;
+  std::map<std::string, std::string> out;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    const auto eq = line.rfind('=');
+    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return out;
 }
 
 }  // namespace gpupool::test

@@ -3,7 +3,9 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "gpupool/kube/client.h"
 #include "gpupool/kube/config.h"
@@ -27,6 +29,13 @@ void install_widget_crd(kube::Client& client);
 // Established; the namespace gpupool-system is created too. Idempotent;
 // fails the test on error.
 void install_gpupool_crds(testenv::ControlPlane& cluster);
+
+// `kubectl get <what> -o jsonpath=...` as "Kind namespace/name" ->
+// metadata.generation for every object `what` names ({"-f", FILE} or
+// {"-k", DIR}): what a second apply of the same files must not change (a
+// status written meanwhile is not a change). Fails the test on error.
+std::map<std::string, std::string> object_generations(const testenv::ControlPlane& cluster,
+                                                      const std::vector<std::string>& what);
 
 // A fresh directory under $TMPDIR, and its recursive removal.
 std::string make_temp_dir(const std::string& prefix);
