@@ -37,7 +37,12 @@ const std::string& NamespaceTenants::refresh(const std::string& ns, std::chrono:
   std::string error;
   try {
     const auto labels = fetch_(ns);
-    e.tenant = labels ? quota::tenant_of(ns, {{ns, *labels}}) : ns;
+    if (labels) {
+      const quota::NamespaceLabels known{{ns, *labels}};
+      e.tenant = quota::tenant_of(ns, known);
+    } else {
+      e.tenant = ns;
+    }
     e.next_fetch = now + options_.ttl;
     if (e.failing) spdlog::info("gpu metrics: the tenant of namespace {} can be read again: {}", ns, e.tenant);
     e.failing = false;

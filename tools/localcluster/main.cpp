@@ -3,6 +3,8 @@
 //
 //   gpupool-localcluster up  [flags]            start, print the kubeconfig, wait for ^C / SIGTERM
 //   gpupool-localcluster run [flags] -- CMD...  start, run CMD with KUBECONFIG set, stop when it exits
+//   gpupool-localcluster demo [flags]           the README's demo (demo.h): nodes of four GPU models with
+//                                               agents, the controller, tools/dev/demo applied, a live screen
 //
 // Flags: --state-dir DIR (keep the cluster there; starting again resumes it;
 // default: a temporary dir removed on exit), --nodes N (default 2),
@@ -11,6 +13,9 @@
 // run that gpupool-agent on every node with G simulated GPUs of --gpu-model,
 // default a100-sxm4-80gb; the agents then advertise the GPUs, instead of the
 // nodes being created with nvidia.com/gpu capacity).
+// demo: --agent PATH --controller PATH --manifests DIR (a kustomization)
+// [--workloads DIR] [--gpupoolctl PATH] (for the printed hints); --nodes is
+// per model there (default 1: four nodes), --gpus-per-node 2..16 (default 8).
 //
 // SIGINT/SIGTERM while starting exit at once (the components die with this
 // process); once up, they stop the cluster cleanly.
@@ -28,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "demo.h"
 #include "gpupool/common/log.h"
 #include "gpupool/schema/crd_schema.h"
 #include "gpupool/testenv/namespaces.h"
@@ -44,20 +50,30 @@ constexpr const char* kUsage =
     "                                [--agent PATH [--gpu-model ID]]\n"
     "       gpupool-localcluster run [--state-dir DIR] [--nodes N] [--gpus-per-node G] [--log-format text|json]"
     " [--agent PATH [--gpu-model ID]] -- CMD [ARGS...]\n"
+    "       gpupool-localcluster demo [--state-dir DIR] [--nodes N] [--gpus-per-node G] --agent PATH --controller PATH\n"
+    "                                 --manifests DIR [--workloads DIR] [--gpupoolctl PATH]\n"
     "\n"
     "up   starts the cluster, prints its kubeconfig and waits for SIGINT/SIGTERM, then stops it.\n"
     "run  starts the cluster, runs CMD with KUBECONFIG set (and kubectl on PATH), forwards\n"
-    "     SIGINT/SIGTERM to it, stops the cluster when it exits and exits with its status.\n";
+    "     SIGINT/SIGTERM to it, stops the cluster when it exits and exits with its status.\n"
+    "demo starts the cluster with N simulated nodes of each of a100-sxm4-80gb, h100-sxm5-80gb, t4-16gb and\n"
+    "     mi300x-192gb (default 1 each, G GPUs each, default 8), a gpupool-agent per node and\n"
+    "     gpupool-controller (webhooks on loopback), applies the kustomization DIR (-k) and then the\n"
+    "     workloads (-f) once the quota gate covers the tenants, and shows pools, nodes, quotas and pods\n"
+    "     waiting for quota, refreshed every 2 s, until SIGINT/SIGTERM; \"demo: converged\" on stdout\n"
+    "     (and the file DIR/demo/converged) says every pool is Ready and every quota Granted.\n";
 
 struct Args {
   std::string mode;
   std::string state_dir;
-  int nodes = 2;
-  int gpus_per_node = 8;
+  std::optional<int> nodes;          // default 2 (up, run), 1 per model (demo)
+  std::optional<int> gpus_per_node;  // default 8
   gpupool::log::Format format = gpupool::log::Format::Text;
   std::string level = "info";
   std::string agent;                      // gpupool-agent to run on every node; "" = none
   std::string gpu_model = "a100-sxm4-80gb";
+  bool gpu_model_set = false;
+  std::string controller, manifests, workloads, gpupoolctl;  // demo
   std::vector<std::string> command;
 };
 
@@ -75,7 +91,7 @@ std::optional<int> parse_count(const std::string& s, int max) {
 std::string parse_args(int argc, char** argv, Args& a) {
   if (argc < 2) return "missing command";
   a.mode = argv[1];
-  if (a.mode != "up" && a.mode != "run") return "unknown command '" + a.mode + "'";
+  if (a.mode != "up" && a.mode != "run" && a.mode != "demo") return "unknown command '" + a.mode + "'";
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--") {
@@ -119,6 +135,11 @@ std::string parse_args(int argc, char** argv, Args& a) {
     } else if (name == "--gpu-model") {
       if (!take() || value.empty()) return "--gpu-model needs a catalog id (a100-sxm4-80gb)";
       a.gpu_model = value;
+      a.gpu_model_set = true;
+    } else if (name == "--controller" || name == "--manifests" || name == "--workloads" || name == "--gpupoolctl") {
+      if (!take() || value.empty()) return name + " needs a path";
+      (name == "--controller" ? a.controller : name == "--manifests" ? a.manifests
+                                             : name == "--workloads" ? a.workloads : a.gpupoolctl) = value;
     } else if (name == "-h" || name == "--help") {
       return "help";
     } else {
@@ -127,6 +148,19 @@ std::string parse_args(int argc, char** argv, Args& a) {
   }
   if (a.mode == "run" && a.command.empty()) return "run needs a command after --";
   if (a.mode == "up" && !a.command.empty()) return "up takes no command";
+  if (a.mode == "demo") {
+    if (!a.command.empty()) return "demo takes no command";
+    if (a.agent.empty() || a.controller.empty() || a.manifests.empty()) {
+      return "demo needs --agent, --controller and --manifests";
+    }
+    if (a.gpu_model_set) return "demo runs four GPU models; --gpu-model is for up and run";
+    if (a.gpus_per_node && (*a.gpus_per_node < 2 || *a.gpus_per_node > 16)) {
+      return "demo needs --gpus-per-node from 2 to 16 (the A100 pool's MIG layout names GPUs 0 and 1)";
+    }
+    if (a.nodes && (*a.nodes < 1 || *a.nodes > 100)) return "demo needs --nodes (per model) from 1 to 100";
+  } else if (!a.controller.empty() || !a.manifests.empty() || !a.workloads.empty() || !a.gpupoolctl.empty()) {
+    return "--controller, --manifests, --workloads and --gpupoolctl are for demo";
+  }
   return "";
 }
 
@@ -178,6 +212,68 @@ int run_command(const sigset_t& signals, const testenv::ControlPlane& cluster, c
   return status;
 }
 
+// The demo on the started cluster: its start on a worker thread (SIGINT or
+// SIGTERM meanwhile cancels it, a second one exits at once), then the screen
+// until SIGINT/SIGTERM; its processes are stopped before returning.
+int run_demo(const Args& args, int nodes, int gpus_per_node, const sigset_t& signals,
+             const testenv::ControlPlane& cluster) {
+  gpupool::localcluster::DemoOptions opts;
+  opts.agent = args.agent;
+  opts.controller = args.controller;
+  opts.gpupoolctl = args.gpupoolctl;
+  opts.manifests = args.manifests;
+  opts.workloads = args.workloads;
+  opts.nodes = nodes;
+  opts.gpus_per_node = gpus_per_node;
+  gpupool::localcluster::Demo demo(cluster, opts);
+  std::atomic<bool> cancel{false};
+  std::atomic<bool> done{false};
+  std::exception_ptr error;
+  std::thread starter([&] {
+    try {
+      demo.start(cancel);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    done = true;
+  });
+  while (!done) {
+    timespec tick{0, 100 * 1000 * 1000};
+    const int sig = sigtimedwait(&signals, nullptr, &tick);
+    if (sig == SIGINT || sig == SIGTERM) {
+      if (cancel) {
+        spdlog::warn("localcluster: interrupted again; exiting now");
+        std::_Exit(128 + sig);
+      }
+      spdlog::info("localcluster: got {} while starting the demo; stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+      cancel = true;
+    }
+  }
+  starter.join();
+  int status = 0;
+  if (cancel) {
+    status = 0;
+  } else if (error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      spdlog::error("localcluster: demo start failed: {} (logs: {}, {}; to start over with a new cluster, remove {})",
+                    e.what(), demo.demo_dir(), cluster.log_dir(), cluster.state_dir());
+    }
+    status = 1;
+  } else {
+    try {
+      status = demo.show(signals);
+    } catch (const std::exception& e) {
+      spdlog::error("localcluster: {}", e.what());
+      status = 1;
+    }
+  }
+  demo.stop();
+  spdlog::info("localcluster: demo stopped; stopping the control plane (state kept in {})", cluster.state_dir());
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -219,6 +315,10 @@ int main(int argc, char** argv) {
     std::filesystem::remove_all(temp_state, ec);
   };
 
+  const bool demo_mode = args.mode == "demo";
+  const int node_count = args.nodes.value_or(demo_mode ? 1 : 2);
+  const int gpus_per_node = args.gpus_per_node.value_or(8);
+
   std::unique_ptr<testenv::ControlPlane> cluster;
   std::vector<std::string> nodes;
   std::vector<testenv::Process> agents;  // stopped before the cluster
@@ -229,11 +329,6 @@ int main(int argc, char** argv) {
       testenv::Options opts;
       opts.state_dir = args.state_dir;
       cluster = testenv::ControlPlane::start(opts);
-      testenv::NodeSpec spec;
-      spec.labels = {{"nvidia.com/gpu.present", "true"}, {"gpupool.io/vendor", "nvidia"}};
-      if (args.agent.empty()) spec.capacity = {{"nvidia.com/gpu", std::to_string(args.gpus_per_node)}};
-      nodes = testenv::create_kwok_nodes(*cluster, args.nodes, spec);
-      spdlog::info("localcluster: {} simulated node(s) with {} GPUs each are Ready", nodes.size(), args.gpus_per_node);
       // The CRDs and the agents' namespace: the controller needs them, agents or not.
       auto r = cluster->kubectl_result({"apply", "--server-side", "-f", "-"},
                                        std::string(gpupool::schema::builtin_crds_yaml()));
@@ -241,19 +336,28 @@ int main(int argc, char** argv) {
       r = cluster->kubectl_result({"wait", "--for=condition=Established", "--timeout=60s", "crd", "--all"});
       if (r.status != 0) throw std::runtime_error("the CRDs did not become Established: " + r.err);
       testenv::create_namespace(*cluster, "gpupool-system");
+      if (demo_mode) {  // the demo makes its own nodes (demo.cpp)
+        start_done = true;
+        return;
+      }
+      testenv::NodeSpec spec;
+      spec.labels = {{"nvidia.com/gpu.present", "true"}, {"gpupool.io/vendor", "nvidia"}};
+      if (args.agent.empty()) spec.capacity = {{"nvidia.com/gpu", std::to_string(gpus_per_node)}};
+      nodes = testenv::create_kwok_nodes(*cluster, node_count, spec);
+      spdlog::info("localcluster: {} simulated node(s) with {} GPUs each are Ready", nodes.size(), gpus_per_node);
       if (!args.agent.empty()) {
         for (const auto& n : nodes) {
           testenv::SpawnSpec a;
           a.path = args.agent;
           a.args = {"--kubeconfig", cluster->kubeconfig_path(), "--node-name", n, "--backend", "simulated",
-                    "--simulated-gpus", args.gpu_model + "=" + std::to_string(args.gpus_per_node),
+                    "--simulated-gpus", args.gpu_model + "=" + std::to_string(gpus_per_node),
                     "--simulated-state", args.state_dir + "/agent-" + n + ".json", "--metrics-bind-address=0",
                     "--health-probe-bind-address=0", "--log-format=json"};
           a.log_file = args.state_dir + "/agent-" + n + ".log";
           agents.push_back(testenv::Process::spawn(a));
         }
         spdlog::info("localcluster: gpupool-agent runs on each node with {} x {} (logs: {}/agent-<node>.log)",
-                     args.gpus_per_node, args.gpu_model, args.state_dir);
+                     gpus_per_node, args.gpu_model, args.state_dir);
       }
     } catch (...) {
       start_error = std::current_exception();
@@ -283,6 +387,12 @@ int main(int argc, char** argv) {
 
   int status = 0;
   spdlog::info("localcluster: ready; kubeconfig {}", cluster->kubeconfig_path());
+  if (demo_mode) {
+    status = run_demo(args, node_count, gpus_per_node, signals, *cluster);
+    cluster->stop();
+    remove_temp_state();
+    return status;
+  }
   spdlog::info("localcluster: try: KUBECONFIG={} {} get nodes", cluster->kubeconfig_path(), cluster->kubectl_path());
   try {
     if (args.mode == "up") {
