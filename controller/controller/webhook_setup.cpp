@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "gpupool/admission/agent_eviction.h"
 #include "gpupool/admission/validating.h"
 #include "gpupool/kube/base64.h"
 #include "gpupool/kube/errors.h"
@@ -165,6 +166,12 @@ WebhookServer::WebhookServer(kube::Client& client, WebhookOptions options) : cli
     if (!request) return webhook::HttpResponse{400, "text/plain", error};
     return webhook::HttpResponse{200, "application/json", admission::admission_review_response(admission::validate_request(*request, vo))};
   });
+  server_->handle_post(admission::kAgentEvictionPath, [this](const webhook::HttpRequest& r) {
+    std::string error;
+    auto request = admission::parse_admission_review(r.body, error);
+    if (!request) return webhook::HttpResponse{400, "text/plain", error};
+    return webhook::HttpResponse{200, "application/json", admission::admission_review_response(review_agent_eviction(*request))};
+  });
   for (auto& [path, handler] : options_.handlers) server_->handle_post(path, handler);
   server_->start();
   spdlog::info("webhook: serving /validate on {}:{}", so.host, server_->port());
@@ -224,15 +231,16 @@ bool WebhookServer::write_next(std::optional<webhook::StoredCertificates>& curre
 }
 
 void WebhookServer::apply_configuration(const std::string& ca_bundle) {
-  const std::string client_config = this->client_config("/validate");
   const std::string ca_field = ca_bundle.empty() ? std::string() : R"(,"caBundle":)" + quoted(kube::base64_encode(ca_bundle));
+  auto with_ca = [&](const std::string& client_config) { return client_config.substr(0, client_config.size() - 1) + ca_field + "}"; };
   const std::string body =
       R"({"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration","metadata":{"name":")" +
       std::string(kConfigurationName) + R"("},"webhooks":[{"name":"validate.gpupool.io","clientConfig":)" +
-      client_config.substr(0, client_config.size() - 1) + ca_field +
-      R"(},"rules":[{"apiGroups":["gpupool.io"],"apiVersions":["v1alpha1"],"operations":["CREATE","UPDATE"],)"
+      with_ca(client_config("/validate")) +
+      R"(,"rules":[{"apiGroups":["gpupool.io"],"apiVersions":["v1alpha1"],"operations":["CREATE","UPDATE"],)"
       R"("resources":["gpupools","gpupolicies","tenantquotas"],"scope":"*"}],"failurePolicy":"Fail","sideEffects":"None",)"
-      R"("admissionReviewVersions":["v1"],"timeoutSeconds":10,"matchPolicy":"Equivalent"}]})";
+      R"("admissionReviewVersions":["v1"],"timeoutSeconds":10,"matchPolicy":"Equivalent"},)" +
+      admission::agent_eviction_webhook(with_ca(client_config(admission::kAgentEvictionPath))) + "]}";
   kube::PatchOptions po;
   po.field_manager = "gpupool-controller";
   po.force = true;
@@ -323,6 +331,28 @@ void WebhookServer::run_rotation() {
     lock.lock();
     next = Steady::now() + options_.check_interval;
   }
+}
+
+admission::AdmissionResponse WebhookServer::review_agent_eviction(const admission::AdmissionRequest& request) {
+  std::optional<kube::PodProjection> pod;
+  if (admission::is_agent_user(request.username) && request.sub_resource == "eviction") {
+    try {
+      pod = kube::project_pod(kube::to_json(client_.get(kube::ResourceRef{kube::core::pods(), request.ns, request.name, ""})));
+    } catch (const kube::ApiError& e) {
+      if (!e.is_not_found()) {
+        admission::AdmissionResponse r;
+        r.uid = request.uid;
+        r.allowed = false;
+        r.code = 503;
+        r.reason = "ServiceUnavailable";
+        r.message = "gpupool-agent eviction of " + request.ns + "/" + request.name + ": the pod could not be read: " + e.what();
+        return r;
+      }
+    }
+  }
+  admission::AdmissionResponse r = admission::decide_agent_eviction(request, pod);
+  if (!r.allowed) spdlog::warn("webhook: refused an agent's eviction: {}", r.message);
+  return r;
 }
 
 int WebhookServer::port() const { return server_ ? server_->port() : 0; }

@@ -1,14 +1,16 @@
 // The controller's admission webhook server (issue 13): its certificates kept
 // in a Secret (webhook/stored_certificates.h), the HTTPS server
-// (webhook/tls_server.h) serving /validate (admission/validating.h), and the
-// ValidatingWebhookConfiguration `gpupool-validating-webhook` pointing at it
-// with the CA as caBundle: at --webhook-url outside a cluster (as envtest
-// does), else at the Service --webhook-service.
+// (webhook/tls_server.h) serving /validate (admission/validating.h) and
+// /validate-agent-eviction (admission/agent_eviction.h), and the
+// ValidatingWebhookConfiguration `gpupool-validating-webhook` with one webhook
+// for each, pointing at it with the CA as caBundle: at --webhook-url outside a
+// cluster (as envtest does), else at the Service --webhook-service.
 //
 // failurePolicy Fail: an object the controller cannot check is not stored
-// (a GPUPool the planner would refuse could otherwise reach the nodes); only
-// gpupool.io objects depend on it, so with the controller down the rest of
-// the cluster is untouched.
+// (a GPUPool the planner would refuse could otherwise reach the nodes), and
+// an agent's eviction the controller cannot check is refused (the agent's
+// drain retries); only gpupool.io objects and the agents' evictions depend on
+// it, so with the controller down the rest of the cluster is untouched.
 //
 // Rotation while running: a thread re-reads the Secret every check_interval
 // (and at once when this replica becomes the leader), and
@@ -59,6 +61,7 @@
 #include <thread>
 #include <vector>
 
+#include "gpupool/admission/admission_review.h"
 #include "gpupool/gpu/catalog.h"
 #include "gpupool/gpu/mig_parted.h"
 #include "gpupool/kube/client.h"
@@ -133,6 +136,8 @@ class WebhookServer {
   // there), into `current`; false when another replica wrote first.
   bool write_next(std::optional<webhook::StoredCertificates>& current);
   void apply_configuration(const std::string& ca_bundle);
+  // An agent's eviction (admission/agent_eviction.h), with the pod read from the API server.
+  admission::AdmissionResponse review_agent_eviction(const admission::AdmissionRequest& request);
   // Serves `stored` and publishes its caBundle (callbacks when it changed).
   void serve(const webhook::StoredCertificates& stored);
   void run_rotation();

@@ -38,6 +38,18 @@ std::optional<AdmissionRequest> parse_admission_review(std::string_view body, st
   out.operation = kube::string_of(kube::member(req, "operation"));
   out.name = kube::string_of(kube::member(req, "name"));
   out.ns = kube::string_of(kube::member(req, "namespace"));
+  out.sub_resource = kube::string_of(kube::member(req, "subResource"));
+  const rapidjson::Value* user = kube::member(req, "userInfo");
+  out.username = kube::string_of(kube::member(user, "username"));
+  if (const rapidjson::Value* extra = kube::member(user, "extra"); extra != nullptr && extra->IsObject()) {
+    for (const auto& m : extra->GetObject()) {
+      if (!m.value.IsArray()) continue;
+      auto& values = out.extra[std::string(m.name.GetString(), m.name.GetStringLength())];
+      for (const auto& v : m.value.GetArray()) {
+        if (v.IsString()) values.emplace_back(v.GetString(), v.GetStringLength());
+      }
+    }
+  }
   const rapidjson::Value* dry = kube::member(req, "dryRun");
   out.dry_run = dry != nullptr && dry->IsBool() && dry->GetBool();
   if (const rapidjson::Value* obj = kube::member(req, "object")) {

@@ -109,13 +109,43 @@ class DeployTest : public FleetTest {
     }
   }
 
-  // A pod on `node` in `ns` with `labels` (kwok runs it).
-  void pod_on(const std::string& ns, const std::string& name, const std::string& node, const std::string& labels_json) {
+  // A pod on `node` in `ns` with `labels` (kwok runs it), holding a GPU when `gpu`.
+  void pod_on(const std::string& ns, const std::string& name, const std::string& node, const std::string& labels_json,
+              bool gpu = false) {
+    const std::string resources = gpu ? R"(,"resources":{"limits":{"nvidia.com/gpu":"1"}})" : "";
     const std::string body = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name + R"(","labels":)" +
                              labels_json + R"(},"spec":{"nodeName":")" + node +
-                             R"(","tolerations":[{"operator":"Exists"}],"containers":[{"name":"c","image":"x"}]}})";
+                             R"(","tolerations":[{"operator":"Exists"}],"containers":[{"name":"c","image":"x")" +
+                             resources + "}]}}";
     client_->create(kPods.with_namespace(ns), body);
     extra_pods_.emplace_back(ns, name);
+  }
+
+  static void evict(kube::Client& as, const std::string& ns, const std::string& pod) {
+    as.post_raw(kube::ResourceRef{kube::core::pods(), ns, pod, "eviction"},
+                R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":")" + pod + R"(","namespace":")" + ns +
+                    R"("}})");
+  }
+
+  // The controller under its own service account's token and roles, with
+  // leader election and its webhooks on a loopback port.
+  void start_confined_controller() {
+    const int port = free_port();
+    ASSERT_GT(port, 0);
+    const std::string address = "127.0.0.1:" + std::to_string(port);
+    webhooks_started_ = true;
+    testenv::SpawnSpec spec;
+    spec.path = GPUPOOL_CONTROLLER_BIN;
+    spec.args = {"--kubeconfig", write_kubeconfig("controller", token("gpupool-controller")), "--metrics-bind-address=0",
+                 "--health-probe-bind-address=0", "--log-format=json", "--agent-namespace", "gpupool-system",
+                 "--leader-elect", "--leader-election-namespace", "gpupool-system", "--webhook-bind-address", address,
+                 "--webhook-url", "https://" + address};
+    spec.log_file = dir_ + "/controller.log";
+    controller_ = std::make_unique<testenv::Process>(testenv::Process::spawn(spec));
+    // Serving once its configuration is written.
+    wait_for(60s, [&] {
+      return cluster().kubectl_result({"get", "validatingwebhookconfiguration", "gpupool-validating-webhook"}).status == 0;
+    }, "the controller's webhook configuration\n" + log_tail("controller.log"));
   }
 
   std::string rendered_;
@@ -140,106 +170,133 @@ TEST_F(DeployTest, ConfigDefaultAppliesAndASecondApplyChangesNothing) {
 
 TEST_F(DeployTest, AnAgentTokenWritesOnlyItsOwnNodesObjects) {
   ASSERT_NO_FATAL_FAILURE(apply_config_default());
+  // The controller's webhook confines the agents' evictions.
+  ASSERT_NO_FATAL_FAILURE(start_confined_controller());
   testenv::NodeSpec spec;
   spec.first_index = 40;
   spec.labels = {{"gpupool.io/gpu-node", "true"}};
   const auto names = create_kwok_nodes(cluster(), 2, spec);
   nodes_.insert(nodes_.end(), names.begin(), names.end());
-  const std::string mine = names[0], other = names[1];
+  const std::string a = names[0], b = names[1];
+  const std::map<std::string, std::string> tokens = {{a, token("gpupool-agent", agent_pod(a))},
+                                                     {b, token("gpupool-agent", agent_pod(b))}};
 
-  // The real agent on `mine` with its pod's bound token: its whole job is allowed.
-  const std::string agent_token = token("gpupool-agent", agent_pod(mine));
-  world(mine, "driverVersion: \"550.54.15\"\ngpus: [{model: a100-sxm4-80gb, count: 2}]\n");
+  // The real agent on node a with its pod's bound token: its whole job is allowed.
+  world(a, "driverVersion: \"550.54.15\"\ngpus: [{model: a100-sxm4-80gb, count: 2}]\n");
   testenv::SpawnSpec s;
   s.path = GPUPOOL_AGENT_BIN;
-  s.args = {"--kubeconfig", write_kubeconfig("agent", agent_token), "--node-name", mine, "--namespace", "gpupool-system",
-            "--backend", "simulated", "--simulated-config", dir_ + "/" + mine + ".yaml", "--simulated-state",
-            dir_ + "/" + mine + ".state.json", "--metrics-bind-address=0", "--health-probe-bind-address=0",
+  s.args = {"--kubeconfig", write_kubeconfig("agent", tokens.at(a)), "--node-name", a, "--namespace", "gpupool-system",
+            "--backend", "simulated", "--simulated-config", dir_ + "/" + a + ".yaml", "--simulated-state",
+            dir_ + "/" + a + ".state.json", "--metrics-bind-address=0", "--health-probe-bind-address=0",
             "--inventory-interval=0.5", "--lease-renew-interval=1", "--log-format=json"};
   s.log_file = dir_ + "/agent.log";
   agent_ = std::make_unique<testenv::Process>(testenv::Process::spawn(s));
   wait_for(60s, [&] {
-    auto n = get(kNodes, mine);
-    return at(get(kGpuNodes, mine), {"status", "gpus"}) != nullptr && label(n, "nvidia.com/gpu.count") == "2" &&
+    auto n = get(kNodes, a);
+    return at(get(kGpuNodes, a), {"status", "gpus"}) != nullptr && label(n, "nvidia.com/gpu.count") == "2" &&
            str(n, {"status", "capacity", "nvidia.com/gpu"}) == "2";
   }, "the confined agent reporting its GPUs, labelling its Node and advertising them\n" + log_tail("agent.log"));
-  EXPECT_NO_THROW(client_->get(kLeases.with_name("gpupool-agent-" + mine)));
+  EXPECT_NO_THROW(client_->get(kLeases.with_name("gpupool-agent-" + a)));
   EXPECT_EQ(log_tail("agent.log").find("Forbidden"), std::string::npos) << log_tail("agent.log");
+  agent_.reset();  // what follows is the tokens', not the agent's
+  client_->create(kGpuNodes, R"({"apiVersion":"gpupool.io/v1alpha1","kind":"GPUNode","metadata":{"name":")" + b +
+                                  R"("},"spec":{"nodeName":")" + b + R"("}})");
+  for (const auto& node : names) {
+    pod_on("gpupool-system", "plugin-" + node, node, R"({"app":"nvidia-device-plugin-daemonset"})");
+    pod_on("default", "gpu-" + node, node, R"({"app":"training"})", true);
+  }
+  pod_on("default", "cpu-" + a, a, R"({"app":"web"})");
 
-  // The same token against everything else.
-  kube::Client agent(rest_config(cluster(), agent_token));
-  client_->create(kGpuNodes, R"({"apiVersion":"gpupool.io/v1alpha1","kind":"GPUNode","metadata":{"name":")" + other +
+  // Each node's token against the other node's objects.
+  for (const auto& [mine, other] : {std::pair{a, b}, std::pair{b, a}}) {
+    SCOPED_TRACE("the token of node " + mine);
+    kube::Client agent(rest_config(cluster(), tokens.at(mine)));
+    const std::string claim = "gpupool-agent of node " + mine;
+    expect_forbidden("create another node's GPUNode", [&] {
+      agent.create(kGpuNodes, R"({"apiVersion":"gpupool.io/v1alpha1","kind":"GPUNode","metadata":{"name":")" + other +
                                   R"("},"spec":{"nodeName":")" + other + R"("}})");
-  const std::string claim = "gpupool-agent of node " + mine;
-  expect_forbidden("create another node's GPUNode", [&] {
-    client_->remove(kGpuNodes.with_name(other));
-    agent.create(kGpuNodes, R"({"apiVersion":"gpupool.io/v1alpha1","kind":"GPUNode","metadata":{"name":")" + other +
-                                R"("},"spec":{"nodeName":")" + other + R"("}})");
-  }, claim);
-  client_->create(kGpuNodes, R"({"apiVersion":"gpupool.io/v1alpha1","kind":"GPUNode","metadata":{"name":")" + other +
-                                  R"("},"spec":{"nodeName":")" + other + R"("}})");
-  expect_forbidden("write another node's GPUNode status", [&] {
-    auto g = client_->get(kGpuNodes.with_name(other));
-    const auto status = kube::parse_json(R"({"observedGeneration":1})");
-    g.AddMember("status", rapidjson::Value(status, g.GetAllocator()), g.GetAllocator());
-    agent.update(kGpuNodes.with_name(other).with_subresource("status"), kube::to_json(g));
-  }, claim);
+    }, claim);
+    expect_forbidden("write another node's GPUNode status", [&] {
+      auto g = client_->get(kGpuNodes.with_name(other));
+      const auto status = kube::parse_json(R"({"observedGeneration":1})");
+      g.EraseMember("status");
+      g.AddMember("status", rapidjson::Value(status, g.GetAllocator()), g.GetAllocator());
+      agent.update(kGpuNodes.with_name(other).with_subresource("status"), kube::to_json(g));
+    }, claim);
+    expect_forbidden("label another Node", [&] {
+      agent.patch(kNodes.with_name(other), kube::PatchType::MergePatch, R"({"metadata":{"labels":{"nvidia.com/gpu.count":"9"}}})");
+    }, claim);
+    expect_forbidden("cordon another Node", [&] {
+      agent.patch(kNodes.with_name(other), kube::PatchType::MergePatch, R"({"spec":{"unschedulable":true}})");
+    }, claim);
+    expect_forbidden("advertise GPUs on another Node", [&] {
+      agent.patch(kNodes.with_name(other).with_subresource("status"), kube::PatchType::MergePatch,
+                  R"({"status":{"capacity":{"nvidia.com/gpu":"8"}}})");
+    }, claim);
+    expect_forbidden("renew another node's Lease", [&] {
+      agent.create(kLeases, R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"gpupool-agent-)" +
+                                other + R"("},"spec":{"holderIdentity":")" + other + R"("}})");
+    }, claim);
+    expect_forbidden("create an installer pod on another node", [&] {
+      agent.create(kPods.with_namespace("gpupool-system"),
+                   R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"evil-)" + other + R"(","labels":{"gpupool.io/node":")" +
+                       other + R"("}},"spec":{"nodeName":")" + other + R"(","containers":[{"name":"c","image":"x"}]}})");
+    }, claim);
+    expect_forbidden("delete the device plugin pod of another node", [&] {
+      agent.remove(kPods.with_namespace("gpupool-system").with_name("plugin-" + other));
+    }, claim);
+    expect_forbidden("evict a GPU pod on another node", [&] { evict(agent, "default", "gpu-" + other); },
+                     claim + " may only evict pods on node " + mine);
+    expect_forbidden("create a GPUPool", [&] {
+      agent.create(kPools, R"({"apiVersion":"gpupool.io/v1alpha1","kind":"GPUPool","metadata":{"name":"evil"},"spec":{}})");
+    }, "cannot create resource");
+    expect_forbidden("patch a TenantQuota", [&] {
+      agent.patch(kQuotas.with_namespace("default").with_name("any"), kube::PatchType::MergePatch, R"({"spec":{}})");
+    }, "cannot patch resource");
+    expect_forbidden("list TenantQuotas", [&] { agent.list(kQuotas); }, "cannot list resource");
+    expect_forbidden("read ConfigMaps", [&] {
+      agent.list(kube::ResourceRef{kube::core::configmaps(), "gpupool-system", "", ""});
+    }, "cannot list resource");
+  }
+
+  // Node a's token on its own node: only what the agent needs.
+  kube::Client agent(rest_config(cluster(), tokens.at(a)));
+  const std::string claim = "gpupool-agent of node " + a;
   expect_forbidden("change its own GPUNode's spec", [&] {
-    agent.patch(kGpuNodes.with_name(mine), kube::PatchType::MergePatch, R"({"spec":{"pool":"stolen"}})");
+    agent.patch(kGpuNodes.with_name(a), kube::PatchType::MergePatch, R"({"spec":{"pool":"stolen"}})");
   }, "cannot patch resource");
-  expect_forbidden("label another Node", [&] {
-    agent.patch(kNodes.with_name(other), kube::PatchType::MergePatch, R"({"metadata":{"labels":{"nvidia.com/gpu.count":"9"}}})");
-  }, claim);
-  expect_forbidden("cordon another Node", [&] {
-    agent.patch(kNodes.with_name(other), kube::PatchType::MergePatch, R"({"spec":{"unschedulable":true}})");
-  }, claim);
   expect_forbidden("move its own Node to another pool", [&] {
-    agent.patch(kNodes.with_name(mine), kube::PatchType::MergePatch, R"({"metadata":{"labels":{"gpupool.io/pool":"p"}}})");
+    agent.patch(kNodes.with_name(a), kube::PatchType::MergePatch, R"({"metadata":{"labels":{"gpupool.io/pool":"p"}}})");
   }, claim);
   expect_forbidden("taint its own Node", [&] {
-    agent.patch(kNodes.with_name(mine), kube::PatchType::MergePatch,
-                R"({"spec":{"taints":[{"key":"x","effect":"NoSchedule"}]}})");
-  }, claim);
-  expect_forbidden("advertise GPUs on another Node", [&] {
-    agent.patch(kNodes.with_name(other).with_subresource("status"), kube::PatchType::MergePatch,
-                R"({"status":{"capacity":{"nvidia.com/gpu":"8"}}})");
+    agent.patch(kNodes.with_name(a), kube::PatchType::MergePatch, R"({"spec":{"taints":[{"key":"x","effect":"NoSchedule"}]}})");
   }, claim);
   expect_forbidden("change its own Node's CPU capacity", [&] {
-    agent.patch(kNodes.with_name(mine).with_subresource("status"), kube::PatchType::MergePatch,
+    agent.patch(kNodes.with_name(a).with_subresource("status"), kube::PatchType::MergePatch,
                 R"({"status":{"capacity":{"cpu":"999"}}})");
   }, claim);
-  expect_forbidden("renew another node's Lease", [&] {
-    agent.create(kLeases, R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"gpupool-agent-)" +
-                              other + R"("},"spec":{"holderIdentity":")" + other + R"("}})");
+  expect_forbidden("delete a GPU pod on its own node (it evicts)", [&] {
+    agent.remove(kPods.with_namespace("default").with_name("gpu-" + a));
   }, claim);
-  expect_forbidden("create an installer pod on another node", [&] {
-    agent.create(kPods.with_namespace("gpupool-system"),
-                 R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"evil","labels":{"gpupool.io/node":")" + other +
-                     R"("}},"spec":{"nodeName":")" + other + R"(","containers":[{"name":"c","image":"x"}]}})");
-  }, claim);
-  pod_on("gpupool-system", "plugin-other", other, R"({"app":"nvidia-device-plugin-daemonset"})");
-  pod_on("gpupool-system", "plugin-mine", mine, R"({"app":"nvidia-device-plugin-daemonset"})");
-  pod_on("gpupool-system", "workload-mine", mine, R"({"app":"training"})");
-  expect_forbidden("delete the device plugin pod of another node", [&] {
-    agent.remove(kPods.with_namespace("gpupool-system").with_name("plugin-other"));
-  }, claim);
-  expect_forbidden("delete a workload pod on its own node (it evicts)", [&] {
-    agent.remove(kPods.with_namespace("gpupool-system").with_name("workload-mine"));
-  }, claim);
-  EXPECT_NO_THROW(agent.remove(kPods.with_namespace("gpupool-system").with_name("plugin-mine")));
-  expect_forbidden("create a GPUPool", [&] {
-    agent.create(kPools, R"({"apiVersion":"gpupool.io/v1alpha1","kind":"GPUPool","metadata":{"name":"evil"},"spec":{}})");
-  }, "cannot create resource");
-  expect_forbidden("list TenantQuotas", [&] { agent.list(kQuotas); }, "cannot list resource");
-  expect_forbidden("read ConfigMaps", [&] {
-    agent.list(kube::ResourceRef{kube::core::configmaps(), "gpupool-system", "", ""});
-  }, "cannot list resource");
+  expect_forbidden("evict a pod on its own node that holds no GPU", [&] { evict(agent, "default", "cpu-" + a); },
+                   claim + " may only evict GPU pods");
+  EXPECT_NO_THROW(agent.remove(kPods.with_namespace("gpupool-system").with_name("plugin-" + a)));
+  EXPECT_NO_THROW(evict(agent, "default", "gpu-" + a));
+  wait_for(30s, [&] {
+    try {
+      client_->get(kPods.with_namespace("default").with_name("gpu-" + a));
+      return false;
+    } catch (const kube::ApiError& e) {
+      return e.is_not_found();
+    }
+  }, "the GPU pod on node " + a + " gone after its agent's eviction");
 
   // A token of the agent's account without the pod binding carries no node: nothing.
   kube::Client unbound(rest_config(cluster(), token("gpupool-agent")));
   expect_forbidden("write without a node claim", [&] {
-    unbound.patch(kNodes.with_name(mine), kube::PatchType::MergePatch, R"({"metadata":{"labels":{"nvidia.com/gpu.count":"9"}}})");
+    unbound.patch(kNodes.with_name(a), kube::PatchType::MergePatch, R"({"metadata":{"labels":{"nvidia.com/gpu.count":"9"}}})");
   }, "no node-name claim");
+  expect_forbidden("evict without a node claim", [&] { evict(unbound, "default", "gpu-" + b); }, "no node-name claim");
 }
 
 TEST_F(DeployTest, TheControllerWithItsOwnRolesBringsAPoolToReady) {
@@ -247,18 +304,7 @@ TEST_F(DeployTest, TheControllerWithItsOwnRolesBringsAPoolToReady) {
   // The deployed agents must not be what serves this test's nodes: plain kwok nodes, agents run here.
   agent_args_ = {"--namespace", "gpupool-system"};
   fleet(50, 1, {{"pool", "deploy"}});
-  const int port = free_port();
-  ASSERT_GT(port, 0);
-  const std::string address = "127.0.0.1:" + std::to_string(port);
-  webhooks_started_ = true;
-  testenv::SpawnSpec spec;
-  spec.path = GPUPOOL_CONTROLLER_BIN;
-  spec.args = {"--kubeconfig", write_kubeconfig("controller", token("gpupool-controller")), "--metrics-bind-address=0",
-               "--health-probe-bind-address=0", "--log-format=json", "--agent-namespace", "gpupool-system",
-               "--leader-elect", "--leader-election-namespace", "gpupool-system", "--webhook-bind-address", address,
-               "--webhook-url", "https://" + address};
-  spec.log_file = dir_ + "/controller.log";
-  controller_ = std::make_unique<testenv::Process>(testenv::Process::spawn(spec));
+  ASSERT_NO_FATAL_FAILURE(start_confined_controller());
   ASSERT_NO_FATAL_FAILURE(
       apply_pool(pool_yaml("deploy", "pool: deploy", "  monitoring:\n    dashboard:\n      enabled: true\n")));
   ASSERT_TRUE(wait_pool("deploy", 90s, [](const rapidjson::Value& p) {

@@ -2,6 +2,7 @@
 // webhook and reads the answer back. Pure.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,11 @@ struct AdmissionRequest {
   std::string group, version, kind;  // request.kind
   std::string operation;  // CREATE, UPDATE, DELETE, CONNECT
   std::string name, ns;
+  std::string sub_resource;  // request.subResource ("eviction", "status"), empty for the object itself
+  // request.userInfo: who asks. `extra` holds what the authenticator added,
+  // such as a bound service account token's authentication.kubernetes.io/node-name.
+  std::string username;
+  std::map<std::string, std::vector<std::string>> extra;
   bool dry_run = false;
   rapidjson::Document object;  // request.object (null for DELETE)
 };
