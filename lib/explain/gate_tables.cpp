@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "gpupool/quota/gpu_resources.h"
 #include "json_read.h"
 
 namespace gpupool::explain {
@@ -22,10 +23,6 @@ bool held_at_gate(const Value& pod) {
   return false;
 }
 
-bool gpu_resource(const std::string& name) {
-  return name.rfind("nvidia.com/", 0) == 0 || name.rfind("amd.com/", 0) == 0 || name == "gpupool.io/gpu";
-}
-
 // "nvidia.com/gpu=2,nvidia.com/mig-1g.10gb=1": limits, else requests, summed
 // over the containers when both are whole numbers.
 std::string requests(const Value& pod) {
@@ -34,7 +31,7 @@ std::string requests(const Value& pod) {
     std::map<std::string, std::string> mine;
     for (const char* field : {"requests", "limits"}) {  // limits win
       for (const auto& [name, q] : entries(at(c, {"resources", field}))) {
-        if (gpu_resource(name)) mine[name] = quantity(q);
+        if (quota::is_gpu_resource(name)) mine[name] = quantity(q);
       }
     }
     for (const auto& [name, q] : mine) {

@@ -148,17 +148,12 @@ class HealthTest : public FleetTest {
     spec.first_index = first;
     spec.labels = labels;
     auto names = create_kwok_nodes(cluster(), count, spec);
+    // Telemetry often (the tests inject XIDs and temperatures), inventory less.
+    agent_args_ = {"--inventory-interval=2", "--telemetry-interval=0.5"};
     for (const auto& n : names) {
       nodes_.push_back(n);
       world(n, world_yaml);
-      testenv::SpawnSpec s;
-      s.path = GPUPOOL_AGENT_BIN;
-      s.args = {"--kubeconfig", cluster().kubeconfig_path(), "--node-name", n, "--backend", "simulated",
-                "--simulated-config", dir_ + "/" + n + ".yaml", "--simulated-state", dir_ + "/" + n + ".state.json",
-                "--metrics-bind-address=0", "--health-probe-bind-address=0", "--inventory-interval=2",
-                "--drain-poll-interval=0.3", "--lease-renew-interval=1", "--telemetry-interval=0.5", "--log-format=json"};
-      s.log_file = dir_ + "/" + n + ".log";
-      agents_.push_back(std::make_unique<testenv::Process>(testenv::Process::spawn(s)));
+      start_agent(n);
     }
     return names;
   }
