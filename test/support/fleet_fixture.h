@@ -26,6 +26,7 @@
 #include "gpupool/kube/client.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/resource.h"
+#include "gpupool/testenv/ports.h"
 #include "gpupool/testenv/process.h"
 #include "support/cluster_fixture.h"
 #include "support/kube_test_helpers.h"
@@ -77,20 +78,7 @@ inline std::vector<std::string> taint_keys(const rapidjson::Value& node) {
 }
 
 // A loopback port the kernel just handed out (released again for its user).
-inline int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  if (fd >= 0) ::close(fd);
-  return port;
-}
+inline int free_port() { return testenv::pick_free_ports(1).at(0); }
 
 class FleetTest : public ClusterTest {
  protected:

@@ -11,6 +11,10 @@ export GPUPOOL_COMPAT_APISERVERS
 # tools/controlplane/helm/go.mod, for the chart tests; cached like the above.
 GPUPOOL_HELM=$(tools/controlplane/build-helm.sh --bin-dir)/helm
 export GPUPOOL_HELM
+# The scale benchmark's client-go baseline (tools/bench/baseline), built the
+# same way from the control plane's modules; bench.scale_small runs it.
+GPUPOOL_CLIENT_GO_BASELINE=$(tools/controlplane/build-baseline.sh --bin-dir)/gpupool-client-go-baseline
+export GPUPOOL_CLIENT_GO_BASELINE
 
 build=${GPUPOOL_TEST_BUILD_DIR:-build/test}
 # Every control plane the tests start writes an audit log here; the RBAC check

@@ -21,7 +21,7 @@
 #include "identities.h"
 #include "kwok_config.h"
 #include "layout.h"
-#include "ports.h"
+#include "gpupool/testenv/ports.h"
 
 namespace gpupool::testenv {
 

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "files.h"
-#include "ports.h"
+#include "gpupool/testenv/ports.h"
 
 namespace gpupool::testenv::detail {
 

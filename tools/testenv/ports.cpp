@@ -1,4 +1,4 @@
-#include "ports.h"
+#include "gpupool/testenv/ports.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace gpupool::testenv::detail {
+namespace gpupool::testenv {
 
 namespace {
 
@@ -65,4 +65,4 @@ bool port_is_free(int port) {
   return true;
 }
 
-}  // namespace gpupool::testenv::detail
+}  // namespace gpupool::testenv

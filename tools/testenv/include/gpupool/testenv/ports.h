@@ -1,9 +1,10 @@
-// Loopback TCP ports for the components.
+// Loopback TCP ports: for the control plane's components, and for whatever a
+// test or benchmark serves on loopback (a webhook, metrics).
 #pragma once
 
 #include <vector>
 
-namespace gpupool::testenv::detail {
+namespace gpupool::testenv {
 
 // `n` distinct ports the kernel handed out for 127.0.0.1:0, all held at once
 // and then released. Another process may take one before the component binds
@@ -13,4 +14,4 @@ std::vector<int> pick_free_ports(int n);
 // Whether 127.0.0.1:port can be bound right now.
 bool port_is_free(int port);
 
-}  // namespace gpupool::testenv::detail
+}  // namespace gpupool::testenv

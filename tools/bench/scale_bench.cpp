@@ -1,0 +1,461 @@
+// The whole system at scale (issue 16), side by side with a client-go
+// baseline. Prints a table and, with --json, writes the figures.
+//
+//   gpupool-scale-bench [--nodes N] [--pods N] [--tenants N] [--pools N]
+//                       [--gpus-per-node N] [--writers N] [--seed N]
+//                       [--controller PATH] [--baseline PATH] [--kubeconfig PATH]
+//                       [--json FILE]
+//
+// Defaults: Kubernetes' documented largest cluster (tools/bench/scale/
+// cluster_shape.h). Steps, each timed:
+//   1. the pinned control plane (tools/testenv), unless --kubeconfig names a
+//      cluster, and the CRDs;
+//   2. seeding with --writers parallel requests over HTTP/2: tenants'
+//      namespaces, kwok nodes, GPUPools, TenantQuotas; then the controller
+//      runs once on this cluster without pods (its memory then is the
+//      reference for bytes per pod), its admission objects are removed (the
+//      pods stand for workloads older than the operator, which the quota
+//      gate would not let be created bound), and the pods are created, bound
+//      to their nodes (kwok runs them; no status write of ours);
+//   3. the floor: a bare paginated list (500 per page) of the objects the
+//      controller reads (nodes, pods, namespaces, GPUPools, TenantQuotas);
+//   4. the baseline (tools/bench/baseline, client-go informers on pods and
+//      nodes, as GPU Operator, Kueue and KAI controllers hold): time to sync
+//      and peak RSS (wait4);
+//   5. the controller as a separate process, with its webhook server as
+//      deployed (without it no usage is kept): time from its start until every
+//      pool's status.nodes.total and every TenantQuota's status.used match
+//      the seeded cluster (polled every 250 ms, so up to that much late),
+//      peak RSS (VmHWM), CPU seconds, and the RSS its pods added per pod.
+// Not measured yet (null in the JSON, named in "not_measured"): usage delay
+// under churn, admission throughput, the driver rollout with simulated
+// agents.
+//
+// Exits non-zero when a step fails (seeding refused, the controller not in
+// sync within --sync-timeout); never on a figure.
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpupool/common/log.h"
+#include "gpupool/kube/client.h"
+#include "gpupool/kube/json_access.h"
+#include "gpupool/kube/kubeconfig.h"
+#include "gpupool/kube/errors.h"
+#include "gpupool/testenv/control_plane.h"
+#include "gpupool/testenv/ports.h"
+#include "gpupool/testenv/process.h"
+#include "scale/cluster_shape.h"
+#include "scale/parallel_writes.h"
+#include "scale/process_stats.h"
+#include "scale/seed_manifests.h"
+
+extern char** environ;
+
+namespace {
+
+using namespace gpupool;
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+const kube::ResourceRef kPools{{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""};
+const kube::ResourceRef kQuotas{{"gpupool.io", "v1alpha1", "tenantquotas"}, "", "", ""};
+
+struct Figures {
+  double seed_nodes_per_s = 0, seed_pods_per_s = 0, seed_seconds = 0;
+  double list_floor_s = 0;
+  std::optional<double> baseline_sync_s, baseline_peak_rss_mib;
+  double sync_s = 0, peak_rss_mib = 0, cpu_seconds = 0, rss_no_pods_mib = 0, rss_synced_mib = 0;
+  double rss_bytes_per_pod = 0;
+  std::uint64_t http2_responses = 0, requests = 0, connections = 0;
+};
+
+// Everything seeded before the pods.
+void seed_objects(kube::Client& client, const bench::ClusterShape& shape, int writers, Figures& f) {
+  const auto t0 = Clock::now();
+  auto ns = bench::create_all(client, shape.tenants.size(), writers,
+                              [](std::size_t) { return kube::ResourceRef{kube::core::namespaces(), "", "", ""}; },
+                              [&](std::size_t i) { return bench::namespace_manifest(shape, i); });
+  client.create(kube::ResourceRef{kube::core::namespaces(), "", "", ""},
+                R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"gpupool-system"}})");
+  auto nodes = bench::create_all(client, shape.nodes.size(), writers,
+                                 [](std::size_t) { return kube::ResourceRef{kube::core::nodes(), "", "", ""}; },
+                                 [&](std::size_t i) { return bench::node_manifest(shape, i); });
+  bench::create_all(client, shape.pools.size(), writers, [](std::size_t) { return kPools; },
+                    [&](std::size_t i) { return bench::pool_manifest(shape, i); });
+  auto quotas = bench::create_all(client, shape.tenants.size(), writers,
+                                  [&](std::size_t i) { return kQuotas.with_namespace(shape.tenants[i].ns); },
+                                  [&](std::size_t i) { return bench::quota_manifest(shape, i); });
+  f.seed_nodes_per_s = nodes.per_second();
+  std::printf("seeded %zu namespaces (%.0f/s), %zu nodes (%.0f/s), %zu pools, %zu TenantQuotas (%.0f/s) in %.1f s\n",
+              ns.objects, ns.per_second(), nodes.objects, nodes.per_second(), shape.pools.size(), quotas.objects,
+              quotas.per_second(), since(t0));
+  std::fflush(stdout);
+}
+
+void seed_pods(kube::Client& client, const bench::ClusterShape& shape, int writers, Figures& f) {
+  auto pods = bench::create_all(client, shape.pods.size(), writers,
+                                [&](std::size_t i) {
+                                  const auto& t = shape.tenants[static_cast<std::size_t>(shape.pods[i].tenant)];
+                                  return kube::ResourceRef{kube::core::pods(), t.ns, "", ""};
+                                },
+                                [&](std::size_t i) { return bench::pod_manifest(shape, i); });
+  f.seed_pods_per_s = pods.per_second();
+  std::printf("seeded %zu pods (%zu asking for a GPU or MIG slice) in %.1f s: %.0f pods/s with %d writers\n", pods.objects,
+              shape.gpu_pods, pods.seconds, pods.per_second(), writers);
+  std::fflush(stdout);
+}
+
+void remove_admission_objects(kube::Client& client, const bench::ClusterShape& shape) {
+  const std::string group = "admissionregistration.k8s.io";
+  for (const auto& [resource, name] :
+       {std::pair{"validatingwebhookconfigurations", "gpupool-validating-webhook"},
+        {"mutatingwebhookconfigurations", "gpupool-mutating-webhook"},
+        {"validatingadmissionpolicybindings", "gpupool-quota-gate"}, {"validatingadmissionpolicies", "gpupool-quota-gate"}}) {
+    try {
+      client.remove(kube::ResourceRef{{group, "v1", resource}, "", name, ""});
+    } catch (const kube::ApiError& e) {
+      if (!e.is_not_found()) throw;
+    }
+  }
+  // The API server drops a deleted policy shortly after, not at once: until
+  // a GPU pod's dry run passes.
+  for (std::size_t i = 0; i < shape.pods.size(); ++i) {
+    if (!shape.pods[i].gpu) continue;
+    const auto& ns = shape.tenants[static_cast<std::size_t>(shape.pods[i].tenant)].ns;
+    kube::WriteOptions dry;
+    dry.dry_run = true;
+    const auto deadline = Clock::now() + std::chrono::minutes(1);
+    for (;;) {
+      try {
+        client.create(kube::ResourceRef{kube::core::pods(), ns, "", ""}, bench::pod_manifest(shape, i), dry);
+        break;
+      } catch (const kube::ApiError& e) {
+        if (e.code() != 403 || Clock::now() > deadline) throw;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    }
+    break;
+  }
+}
+
+// Seconds for a bare paginated list of what the controller reads.
+double list_floor(kube::Client& client) {
+  const auto t0 = Clock::now();
+  std::size_t items = 0;
+  kube::ListOptions lo;
+  lo.limit = 500;
+  for (const auto& collection : {kube::ResourceRef{kube::core::nodes(), "", "", ""}, kube::ResourceRef{kube::core::pods(), "", "", ""},
+                                 kube::ResourceRef{kube::core::namespaces(), "", "", ""}, kPools, kQuotas}) {
+    client.list_items(collection, lo, [&](std::string_view) { ++items; }, [&] { items = 0; });
+  }
+  const double s = since(t0);
+  std::printf("floor: a paginated list of %zu objects took %.2f s\n", items, s);
+  return s;
+}
+
+// Runs argv to its end; its stdout and peak RSS (wait4).
+struct Finished {
+  int status = -1;
+  std::string out;
+  double peak_rss_mib = 0;
+  double seconds = 0;
+};
+Finished run_to_end(const std::vector<std::string>& argv) {
+  int pipefd[2];
+  if (pipe(pipefd) != 0) throw std::runtime_error("pipe failed");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipefd[1], 1);
+  posix_spawn_file_actions_addclose(&actions, pipefd[0]);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const auto t0 = Clock::now();
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(pipefd[1]);
+  if (rc != 0) {
+    close(pipefd[0]);
+    throw std::runtime_error("cannot start " + argv[0]);
+  }
+  Finished f;
+  char buf[4096];
+  for (ssize_t n; (n = read(pipefd[0], buf, sizeof buf)) > 0;) f.out.append(buf, static_cast<std::size_t>(n));
+  close(pipefd[0]);
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  f.seconds = since(t0);
+  f.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  f.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // an upper bound (see run_baseline)
+  return f;
+}
+
+void run_baseline(const std::string& baseline, const std::string& kubeconfig, Figures& f) {
+  if (baseline.empty()) {
+    std::printf("baseline: not run (no --baseline and no $GPUPOOL_CLIENT_GO_BASELINE)\n");
+    return;
+  }
+  const Finished r = run_to_end({baseline, "--kubeconfig", kubeconfig, "--timeout", "30m"});
+  const auto line = r.out.substr(0, r.out.find('\n'));
+  rapidjson::Document d;
+  d.Parse(line.c_str());
+  if (r.status != 0 || d.HasParseError() || !d.IsObject() || !d.HasMember("sync_s") || !d["sync_s"].IsNumber()) {
+    throw std::runtime_error("the client-go baseline failed (exit " + std::to_string(r.status) + "): " + r.out);
+  }
+  f.baseline_sync_s = d["sync_s"].GetDouble();
+  // Its own VmHWM: wait4's figure would include this (large) process's
+  // resident set, which a spawned child is charged until it execs.
+  f.baseline_peak_rss_mib = d.HasMember("peak_rss_mib") && d["peak_rss_mib"].IsNumber() ? d["peak_rss_mib"].GetDouble()
+                                                                                         : r.peak_rss_mib;
+  std::printf("baseline (client-go informers on pods and nodes): synced in %.2f s, peak RSS %.1f MiB\n", *f.baseline_sync_s,
+              r.peak_rss_mib);
+}
+
+// Whether every pool and quota status says what the shape does (with its
+// pods seeded or not yet); what is not, when not.
+std::optional<std::string> out_of_sync(kube::Client& client, const bench::ClusterShape& shape, bool with_pods) {
+  const auto pools = client.list(kPools);
+  std::size_t pools_seen = 0;
+  for (const auto& p : pools["items"].GetArray()) {
+    const std::string name = kube::string_at(p, {"metadata", "name"});
+    const auto want = shape.pool_members.find(name);
+    if (want == shape.pool_members.end()) continue;
+    ++pools_seen;
+    const rapidjson::Value* total = kube::member(kube::member(kube::member(p, "status"), "nodes"), "total");
+    if (total == nullptr || !total->IsInt() || total->GetInt() != want->second) return "GPUPool " + name + " members";
+  }
+  if (pools_seen != shape.pool_members.size()) return std::string("GPUPools missing");
+  std::map<std::string, std::size_t> tenant_of;
+  for (std::size_t t = 0; t < shape.tenants.size(); ++t) tenant_of[shape.tenants[t].ns] = t;
+  const auto quotas = client.list(kQuotas);
+  std::size_t quotas_seen = 0;
+  for (const auto& q : quotas["items"].GetArray()) {
+    const auto t = tenant_of.find(kube::string_at(q, {"metadata", "namespace"}));
+    if (t == tenant_of.end()) continue;
+    ++quotas_seen;
+    const auto& tenant = shape.tenants[t->second];
+    const auto& resource = shape.pools[static_cast<std::size_t>(tenant.pool)].resource;
+    const rapidjson::Value* status = kube::member(q, "status");
+    const rapidjson::Value* observed = kube::member(status, "observedGeneration");
+    const rapidjson::Value* generation = kube::member(kube::member(q, "metadata"), "generation");
+    if (observed == nullptr || generation == nullptr || !observed->IsInt64() || !generation->IsInt64() ||
+        observed->GetInt64() != generation->GetInt64()) {
+      return "TenantQuota " + tenant.ns + "/quota status generation";
+    }
+    const std::string used = kube::string_of(kube::member(kube::member(status, "used"), resource));
+    const rapidjson::Value* used_number = kube::member(kube::member(status, "used"), resource);
+    const int want = with_pods ? shape.tenant_used[t->second] : 0;
+    const bool matches = used_number != nullptr && used_number->IsInt() ? used_number->GetInt() == want
+                                                                         : (used.empty() ? want == 0 : used == std::to_string(want));
+    if (!matches) return "TenantQuota " + tenant.ns + "/quota status.used";
+  }
+  if (quotas_seen != shape.tenants.size()) return std::string("TenantQuotas missing");
+  return std::nullopt;
+}
+
+struct ControllerRun {
+  double sync_s = 0, peak_rss_mib = 0, rss_mib = 0, cpu_seconds = 0;
+};
+
+ControllerRun run_controller(const std::string& controller, const std::string& kubeconfig, const std::string& log_file,
+                             kube::Client& client, const bench::ClusterShape& shape, bool with_pods,
+                             std::chrono::seconds timeout) {
+  testenv::SpawnSpec spec;
+  spec.path = controller;
+  // As deployed: with its webhook server, without which the quota gate and
+  // the usage it keeps do not run.
+  const std::string webhook = "127.0.0.1:" + std::to_string(testenv::pick_free_ports(1).at(0));
+  spec.args = {"--kubeconfig", kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0", "--log-format=json",
+               "--agent-namespace", "gpupool-system", "--webhook-bind-address", webhook, "--webhook-url", "https://" + webhook};
+  spec.log_file = log_file;
+  const auto t0 = Clock::now();
+  auto process = testenv::Process::spawn(spec);
+  ControllerRun run;
+  std::string last = "nothing read yet";
+  for (;;) {
+    if (auto s = bench::process_stats(process.pid())) run.peak_rss_mib = std::max(run.peak_rss_mib, s->peak_rss_mib);
+    const auto why = out_of_sync(client, shape, with_pods);
+    if (!why) break;
+    last = *why;
+    if (!process.running()) throw std::runtime_error("the controller exited; its log: " + log_file);
+    if (Clock::now() - t0 > timeout) {
+      throw std::runtime_error("the controller was not in sync after " + std::to_string(timeout.count()) +
+                               " s: " + last + " (its log: " + log_file + ")");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));  // the poll interval (sync_s is up to this late)
+  }
+  run.sync_s = since(t0);
+  if (auto s = bench::process_stats(process.pid())) {
+    run.peak_rss_mib = std::max(run.peak_rss_mib, s->peak_rss_mib);
+    run.rss_mib = s->rss_mib;
+    run.cpu_seconds = s->cpu_seconds;
+  }
+  process.terminate();
+  return run;
+}
+
+std::string number_or_null(const std::optional<double>& v) {
+  if (!v) return "null";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", *v);
+  return buf;
+}
+
+void write_json(const std::string& path, const bench::ClusterShape& shape, const Figures& f) {
+  std::ofstream out(path);
+  const std::optional<double> none;
+  auto ratio = [](std::optional<double> a, std::optional<double> b) -> std::optional<double> {
+    if (!a || !b || *b <= 0) return std::nullopt;
+    return *a / *b;
+  };
+  out << "{\n"
+      << "  \"nodes\": " << shape.nodes.size() << ", \"pods\": " << shape.pods.size() << ", \"tenants\": " << shape.tenants.size()
+      << ", \"pools\": " << shape.pools.size() << ", \"gpu_pods\": " << shape.gpu_pods << ",\n"
+      << "  \"seed_pods_per_s\": " << number_or_null(f.seed_pods_per_s) << ",\n"
+      << "  \"seed_nodes_per_s\": " << number_or_null(f.seed_nodes_per_s) << ",\n"
+      << "  \"list_floor_s\": " << number_or_null(f.list_floor_s) << ",\n"
+      << "  \"sync_s\": " << number_or_null(f.sync_s) << ",\n"
+      << "  \"sync_ratio_to_list\": " << number_or_null(ratio(f.sync_s, f.list_floor_s)) << ",\n"
+      << "  \"peak_rss_mib\": " << number_or_null(f.peak_rss_mib) << ",\n"
+      << "  \"cpu_seconds\": " << number_or_null(f.cpu_seconds) << ",\n"
+      << "  \"rss_bytes_per_pod\": " << number_or_null(f.rss_bytes_per_pod) << ",\n"
+      << "  \"baseline_sync_s\": " << number_or_null(f.baseline_sync_s) << ",\n"
+      << "  \"baseline_peak_rss_mib\": " << number_or_null(f.baseline_peak_rss_mib) << ",\n"
+      << "  \"sync_ratio_to_baseline\": " << number_or_null(ratio(f.sync_s, f.baseline_sync_s)) << ",\n"
+      << "  \"rss_ratio_to_baseline\": " << number_or_null(ratio(f.peak_rss_mib, f.baseline_peak_rss_mib)) << ",\n"
+      << "  \"usage_lag_p50_ms\": " << number_or_null(none) << ",\n"
+      << "  \"usage_lag_p99_ms\": " << number_or_null(none) << ",\n"
+      << "  \"admissions_per_s\": " << number_or_null(none) << ",\n"
+      << "  \"rollout_overhead\": " << number_or_null(none) << ",\n"
+      << "  \"max_disrupted\": " << number_or_null(none) << ",\n"
+      << "  \"max_unavailable\": " << number_or_null(none) << ",\n"
+      << "  \"not_measured\": [\"usage_lag_p50_ms\", \"usage_lag_p99_ms\", \"admissions_per_s\", \"rollout_overhead\", "
+         "\"max_disrupted\", \"max_unavailable\"]\n"
+      << "}\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gpupool-scale-bench: the controller on a large seeded cluster, against a bare list and a client-go baseline"};
+  bench::ShapeOptions shape_options;
+  int writers = 32;
+  std::string json_path, kubeconfig_path, controller = GPUPOOL_CONTROLLER_BIN;
+  std::string baseline = std::getenv("GPUPOOL_CLIENT_GO_BASELINE") ? std::getenv("GPUPOOL_CLIENT_GO_BASELINE") : "";
+  int sync_timeout_s = 1800;
+  app.add_option("--nodes", shape_options.nodes, "kwok nodes")->capture_default_str();
+  app.add_option("--pods", shape_options.pods, "pods")->capture_default_str();
+  app.add_option("--tenants", shape_options.tenants, "tenants, each a namespace with a TenantQuota")->capture_default_str();
+  app.add_option("--pools", shape_options.pools, "GPUPools")->capture_default_str();
+  app.add_option("--gpus-per-node", shape_options.gpus_per_node, "GPUs per node")->capture_default_str();
+  app.add_option("--seed", shape_options.seed, "seed of the cluster's shape")->capture_default_str();
+  app.add_option("--writers", writers, "parallel requests while seeding")->capture_default_str();
+  app.add_option("--controller", controller, "gpupool-controller binary")->capture_default_str();
+  app.add_option("--baseline", baseline, "client-go baseline binary (default $GPUPOOL_CLIENT_GO_BASELINE)");
+  app.add_option("--kubeconfig", kubeconfig_path, "use this cluster instead of starting the pinned control plane");
+  app.add_option("--sync-timeout", sync_timeout_s, "seconds the controller may take to be in sync")->capture_default_str();
+  app.add_option("--json", json_path, "write the figures here");
+  CLI11_PARSE(app, argc, argv);
+  log::init(log::Format::Text, "warn");
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each step's line as it happens, also into a pipe
+
+  try {
+    const bench::ClusterShape shape = bench::make_shape(shape_options);
+    std::printf("cluster: %zu nodes x %d GPUs in %zu pools, %zu tenants, %zu pods (seed %llu)\n", shape.nodes.size(),
+                shape_options.gpus_per_node, shape.pools.size(), shape.tenants.size(), shape.pods.size(),
+                static_cast<unsigned long long>(shape_options.seed));
+    std::unique_ptr<testenv::ControlPlane> cluster;
+    kube::RestConfig config;
+    if (kubeconfig_path.empty()) {
+      const auto t0 = Clock::now();
+      testenv::Options opts;
+      // Room for the seeding writers and the controller's lists at once.
+      opts.extra_apiserver_flags = {"--max-requests-inflight=1000", "--max-mutating-requests-inflight=500"};
+      cluster = testenv::ControlPlane::start(opts);
+      kubeconfig_path = cluster->kubeconfig_path();
+      std::string out;
+      if (cluster->kubectl({"apply", "--server-side", "-f", std::string(GPUPOOL_SOURCE_DIR) + "/crds"}, &out) != 0 ||
+          cluster->kubectl({"wait", "--for=condition=Established", "--timeout=60s", "crd/gpupools.gpupool.io",
+                            "crd/tenantquotas.gpupool.io", "crd/gpunodes.gpupool.io", "crd/gpupolicies.gpupool.io"},
+                           &out) != 0) {
+        throw std::runtime_error("installing the CRDs failed: " + out);
+      }
+      std::printf("control plane and CRDs ready in %.1f s\n", since(t0));
+    }
+    config = kube::kubeconfig::to_rest_config(kube::kubeconfig::read_file(kubeconfig_path), std::nullopt);
+    config.qps = 0;  // no client-side limit: the API server's own limits apply
+    config.timeout = std::chrono::minutes(5);
+    kube::Client client(config);
+    const std::string log_dir = cluster ? cluster->state_dir() : std::string("/tmp");
+
+    Figures f;
+    const auto seed_start = Clock::now();
+    seed_objects(client, shape, writers, f);
+    const auto without_pods = run_controller(controller, kubeconfig_path, log_dir + "/controller-no-pods.log", client, shape,
+                                             false, std::chrono::seconds(sync_timeout_s));
+    f.rss_no_pods_mib = without_pods.rss_mib;
+    std::printf("controller without pods: in sync after %.2f s, RSS %.1f MiB\n", without_pods.sync_s, without_pods.rss_mib);
+    // The pods stand for workloads that ran before the operator came: the
+    // gate's admission objects the first run wrote would refuse them
+    // (bound GPU pods in covered namespaces), so they go until the measured run.
+    remove_admission_objects(client, shape);
+    seed_pods(client, shape, writers, f);
+    f.seed_seconds = since(seed_start);
+    f.requests = client.stats().requests;
+    f.http2_responses = client.stats().http2_responses;
+    f.connections = client.stats().connections_opened;
+    std::printf("seeding: %llu requests, %llu answered over HTTP/2, %llu connections opened\n",
+                static_cast<unsigned long long>(f.requests), static_cast<unsigned long long>(f.http2_responses),
+                static_cast<unsigned long long>(f.connections));
+
+    f.list_floor_s = list_floor(client);
+    run_baseline(baseline, kubeconfig_path, f);
+    const auto run = run_controller(controller, kubeconfig_path, log_dir + "/controller.log", client, shape, true,
+                                    std::chrono::seconds(sync_timeout_s));
+    f.sync_s = run.sync_s;
+    f.peak_rss_mib = run.peak_rss_mib;
+    f.cpu_seconds = run.cpu_seconds;
+    f.rss_synced_mib = run.rss_mib;
+    f.rss_bytes_per_pod = shape.pods.empty() ? 0
+                                             : (run.rss_mib - without_pods.rss_mib) * 1024.0 * 1024.0 /
+                                                   static_cast<double>(shape.pods.size());
+
+    std::printf("\n%-34s %12s\n", "figure", "value");
+    std::printf("%-34s %12.0f\n", "seed pods/s", f.seed_pods_per_s);
+    std::printf("%-34s %12.2f\n", "list floor (s)", f.list_floor_s);
+    std::printf("%-34s %12.2f\n", "controller in sync (s)", f.sync_s);
+    std::printf("%-34s %12.2f\n", "  ratio to the list floor", f.list_floor_s > 0 ? f.sync_s / f.list_floor_s : 0);
+    std::printf("%-34s %12.1f\n", "controller peak RSS (MiB)", f.peak_rss_mib);
+    std::printf("%-34s %12.1f\n", "controller CPU (s)", f.cpu_seconds);
+    std::printf("%-34s %12.0f\n", "controller RSS per pod (bytes)", f.rss_bytes_per_pod);
+    if (f.baseline_sync_s) {
+      std::printf("%-34s %12.2f\n", "client-go baseline sync (s)", *f.baseline_sync_s);
+      std::printf("%-34s %12.1f\n", "client-go baseline peak RSS (MiB)", *f.baseline_peak_rss_mib);
+      std::printf("%-34s %12.2f\n", "  our peak RSS / baseline's", f.peak_rss_mib / *f.baseline_peak_rss_mib);
+      std::printf("%-34s %12.2f\n", "  our sync / baseline's", f.sync_s / *f.baseline_sync_s);
+    }
+    std::printf("not measured yet: usage delay under churn, admission throughput, rollout with simulated agents\n");
+    if (!json_path.empty()) write_json(json_path, shape, f);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpupool-scale-bench: %s\n", e.what());
+    return 1;
+  }
+}
