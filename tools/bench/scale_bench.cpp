@@ -27,9 +27,12 @@
 //      pool's status.nodes.total and every TenantQuota's status.used match
 //      the seeded cluster (polled every 250 ms, so up to that much late),
 //      peak RSS (VmHWM), CPU seconds, and the RSS its pods added per pod.
-// Not measured yet (null in the JSON, named in "not_measured"): usage delay
-// under churn, admission throughput, the driver rollout with simulated
-// agents.
+//   6. with that controller still running: the usage delay
+//      (scale/usage_probe.h: --probes pod deletions, each timed until its
+//      tenant's status.used shows it, while --churn-writers threads create
+//      and delete other pods as fast as the API server takes them).
+// Not measured yet (null in the JSON, named in "not_measured"): admission
+// throughput, the driver rollout with simulated agents.
 //
 // Exits non-zero when a step fails (seeding refused, the controller not in
 // sync within --sync-timeout); never on a figure.
@@ -43,6 +46,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -62,6 +66,7 @@
 #include "scale/parallel_writes.h"
 #include "scale/process_stats.h"
 #include "scale/seed_manifests.h"
+#include "scale/usage_probe.h"
 
 extern char** environ;
 
@@ -79,6 +84,8 @@ struct Figures {
   double seed_nodes_per_s = 0, seed_pods_per_s = 0, seed_seconds = 0;
   double list_floor_s = 0;
   std::optional<double> baseline_sync_s, baseline_peak_rss_mib;
+  std::optional<double> usage_lag_p50_ms, usage_lag_p99_ms;
+  double churn_events_per_s = 0;
   double sync_s = 0, peak_rss_mib = 0, cpu_seconds = 0, rss_no_pods_mib = 0, rss_synced_mib = 0;
   double rss_bytes_per_pod = 0;
   std::uint64_t http2_responses = 0, requests = 0, connections = 0;
@@ -274,9 +281,11 @@ struct ControllerRun {
   double sync_s = 0, peak_rss_mib = 0, rss_mib = 0, cpu_seconds = 0;
 };
 
+// Runs the controller until it is in sync, then `while_synced` (with it
+// still running; peak RSS covers both), then stops it.
 ControllerRun run_controller(const std::string& controller, const std::string& kubeconfig, const std::string& log_file,
                              kube::Client& client, const bench::ClusterShape& shape, bool with_pods,
-                             std::chrono::seconds timeout) {
+                             std::chrono::seconds timeout, const std::function<void()>& while_synced = {}) {
   testenv::SpawnSpec spec;
   spec.path = controller;
   // As deployed: with its webhook server, without which the quota gate and
@@ -306,6 +315,11 @@ ControllerRun run_controller(const std::string& controller, const std::string& k
     run.peak_rss_mib = std::max(run.peak_rss_mib, s->peak_rss_mib);
     run.rss_mib = s->rss_mib;
     run.cpu_seconds = s->cpu_seconds;
+  }
+  if (while_synced) {
+    while_synced();
+    if (!process.running()) throw std::runtime_error("the controller exited; its log: " + log_file);
+    if (auto s = bench::process_stats(process.pid())) run.peak_rss_mib = std::max(run.peak_rss_mib, s->peak_rss_mib);
   }
   process.terminate();
   return run;
@@ -340,14 +354,14 @@ void write_json(const std::string& path, const bench::ClusterShape& shape, const
       << "  \"baseline_peak_rss_mib\": " << number_or_null(f.baseline_peak_rss_mib) << ",\n"
       << "  \"sync_ratio_to_baseline\": " << number_or_null(ratio(f.sync_s, f.baseline_sync_s)) << ",\n"
       << "  \"rss_ratio_to_baseline\": " << number_or_null(ratio(f.peak_rss_mib, f.baseline_peak_rss_mib)) << ",\n"
-      << "  \"usage_lag_p50_ms\": " << number_or_null(none) << ",\n"
-      << "  \"usage_lag_p99_ms\": " << number_or_null(none) << ",\n"
+      << "  \"usage_lag_p50_ms\": " << number_or_null(f.usage_lag_p50_ms) << ",\n"
+      << "  \"usage_lag_p99_ms\": " << number_or_null(f.usage_lag_p99_ms) << ",\n"
+      << "  \"churn_events_per_s\": " << number_or_null(f.churn_events_per_s) << ",\n"
       << "  \"admissions_per_s\": " << number_or_null(none) << ",\n"
       << "  \"rollout_overhead\": " << number_or_null(none) << ",\n"
       << "  \"max_disrupted\": " << number_or_null(none) << ",\n"
       << "  \"max_unavailable\": " << number_or_null(none) << ",\n"
-      << "  \"not_measured\": [\"usage_lag_p50_ms\", \"usage_lag_p99_ms\", \"admissions_per_s\", \"rollout_overhead\", "
-         "\"max_disrupted\", \"max_unavailable\"]\n"
+      << "  \"not_measured\": [\"admissions_per_s\", \"rollout_overhead\", \"max_disrupted\", \"max_unavailable\"]\n"
       << "}\n";
 }
 
@@ -360,6 +374,7 @@ int main(int argc, char** argv) {
   std::string json_path, kubeconfig_path, controller = GPUPOOL_CONTROLLER_BIN;
   std::string baseline = std::getenv("GPUPOOL_CLIENT_GO_BASELINE") ? std::getenv("GPUPOOL_CLIENT_GO_BASELINE") : "";
   int sync_timeout_s = 1800;
+  int probes = 200, churn_writers = 8;
   app.add_option("--nodes", shape_options.nodes, "kwok nodes")->capture_default_str();
   app.add_option("--pods", shape_options.pods, "pods")->capture_default_str();
   app.add_option("--tenants", shape_options.tenants, "tenants, each a namespace with a TenantQuota")->capture_default_str();
@@ -371,6 +386,8 @@ int main(int argc, char** argv) {
   app.add_option("--baseline", baseline, "client-go baseline binary (default $GPUPOOL_CLIENT_GO_BASELINE)");
   app.add_option("--kubeconfig", kubeconfig_path, "use this cluster instead of starting the pinned control plane");
   app.add_option("--sync-timeout", sync_timeout_s, "seconds the controller may take to be in sync")->capture_default_str();
+  app.add_option("--probes", probes, "pod deletions timed until their tenant's status shows them")->capture_default_str();
+  app.add_option("--churn-writers", churn_writers, "threads creating and deleting pods meanwhile")->capture_default_str();
   app.add_option("--json", json_path, "write the figures here");
   CLI11_PARSE(app, argc, argv);
   log::init(log::Format::Text, "warn");
@@ -427,8 +444,19 @@ int main(int argc, char** argv) {
 
     f.list_floor_s = list_floor(client);
     run_baseline(baseline, kubeconfig_path, f);
+    bench::UsageLag lag;
     const auto run = run_controller(controller, kubeconfig_path, log_dir + "/controller.log", client, shape, true,
-                                    std::chrono::seconds(sync_timeout_s));
+                                    std::chrono::seconds(sync_timeout_s), [&] {
+                                      lag = bench::measure_usage_lag(client, shape, static_cast<std::size_t>(probes),
+                                                                     churn_writers, std::chrono::seconds(60));
+                                    });
+    if (!lag.lags_ms.empty()) {
+      f.usage_lag_p50_ms = lag.p50_ms();
+      f.usage_lag_p99_ms = lag.p99_ms();
+    }
+    f.churn_events_per_s = lag.churn_events_per_s;
+    std::printf("usage delay over %zu probes with %.0f pod events/s of churn: p50 %.1f ms, p99 %.1f ms\n",
+                lag.lags_ms.size(), lag.churn_events_per_s, lag.p50_ms(), lag.p99_ms());
     f.sync_s = run.sync_s;
     f.peak_rss_mib = run.peak_rss_mib;
     f.cpu_seconds = run.cpu_seconds;
@@ -451,7 +479,12 @@ int main(int argc, char** argv) {
       std::printf("%-34s %12.2f\n", "  our peak RSS / baseline's", f.peak_rss_mib / *f.baseline_peak_rss_mib);
       std::printf("%-34s %12.2f\n", "  our sync / baseline's", f.sync_s / *f.baseline_sync_s);
     }
-    std::printf("not measured yet: usage delay under churn, admission throughput, rollout with simulated agents\n");
+    if (f.usage_lag_p50_ms) {
+      std::printf("%-34s %12.1f\n", "usage delay p50 (ms)", *f.usage_lag_p50_ms);
+      std::printf("%-34s %12.1f\n", "usage delay p99 (ms)", *f.usage_lag_p99_ms);
+      std::printf("%-34s %12.0f\n", "  with churn (pod events/s)", f.churn_events_per_s);
+    }
+    std::printf("not measured yet: admission throughput, rollout with simulated agents\n");
     if (!json_path.empty()) write_json(json_path, shape, f);
     return 0;
   } catch (const std::exception& e) {

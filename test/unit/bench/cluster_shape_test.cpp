@@ -1,5 +1,6 @@
 // The scale benchmark's cluster (tools/bench/scale/cluster_shape.h) and the
-// manifests it creates: sizes, no device given twice, usage within guarantees.
+// manifests it creates: sizes, no device given twice, usage within guarantees;
+// which pods the usage probes delete.
 #include "scale/cluster_shape.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <set>
 
 #include "scale/seed_manifests.h"
+#include "scale/usage_probe.h"
 
 namespace gpupool::bench {
 namespace {
@@ -136,6 +138,48 @@ TEST(SeedManifests, AreJsonWithTheFieldsTheControllerReads) {
     EXPECT_STREQ(pod["spec"]["nodeName"].GetString(), s.nodes[static_cast<std::size_t>(s.pods[i].node)].name.c_str());
     EXPECT_EQ(pod["spec"]["containers"][0]["resources"].HasMember("limits"), s.pods[i].gpu);
   }
+}
+
+}  // namespace
+}  // namespace gpupool::bench
+
+namespace gpupool::bench {
+namespace {
+
+TEST(UsageProbe, GpuPodsTenantByTenantMostFirstAtMostCount) {
+  ShapeOptions o;
+  o.nodes = 20, o.pools = 4, o.tenants = 6, o.pods = 400;
+  const ClusterShape s = make_shape(o);
+  const auto all = probe_pods(s, 100000);
+  EXPECT_EQ(all.size(), s.gpu_pods) << "every GPU pod, once";
+  std::set<std::size_t> unique(all.begin(), all.end());
+  EXPECT_EQ(unique.size(), all.size());
+  for (std::size_t i : all) EXPECT_TRUE(s.pods[i].gpu);
+
+  // The first round takes one pod of each tenant holding any, the busiest first.
+  std::vector<int> holders;
+  for (std::size_t t = 0; t < s.tenant_used.size(); ++t) {
+    if (s.tenant_used[t] > 0) holders.push_back(static_cast<int>(t));
+  }
+  std::set<int> first_round;
+  for (std::size_t k = 0; k < holders.size(); ++k) first_round.insert(s.pods[all[k]].tenant);
+  EXPECT_EQ(first_round.size(), holders.size());
+  int busiest = 0;
+  for (std::size_t t = 0; t < s.tenant_used.size(); ++t) busiest = std::max(busiest, s.tenant_used[t]);
+  EXPECT_EQ(s.tenant_used[static_cast<std::size_t>(s.pods[all[0]].tenant)], busiest);
+
+  const auto some = probe_pods(s, 5);
+  EXPECT_EQ(some, std::vector<std::size_t>(all.begin(), all.begin() + 5));
+  EXPECT_TRUE(probe_pods(s, 0).empty());
+}
+
+TEST(UsageProbe, PercentilesAreNearestRank) {
+  UsageLag lag;
+  for (int i = 100; i >= 1; --i) lag.lags_ms.push_back(i);
+  EXPECT_EQ(lag.p50_ms(), 50);
+  EXPECT_EQ(lag.p99_ms(), 99);
+  lag.lags_ms = {7};
+  EXPECT_EQ(lag.p99_ms(), 7);
 }
 
 }  // namespace
