@@ -17,7 +17,7 @@
 #include "component_args.h"
 #include "files.h"
 #include "gpupool/testenv/process.h"
-#include "http_probe.h"
+#include "gpupool/testenv/http_probe.h"
 #include "identities.h"
 #include "kwok_config.h"
 #include "layout.h"

@@ -1,10 +1,10 @@
-#include "http_probe.h"
+#include "gpupool/testenv/http_probe.h"
 
 #include <curl/curl.h>
 
 #include <mutex>
 
-namespace gpupool::testenv::detail {
+namespace gpupool::testenv {
 
 namespace {
 
@@ -63,4 +63,4 @@ HttpResponse http_request(const HttpRequest& request) {
   return response;
 }
 
-}  // namespace gpupool::testenv::detail
+}  // namespace gpupool::testenv

@@ -1,11 +1,12 @@
-// Minimal HTTP(S) requests (libcurl) for readiness probes and the etcd JSON
-// gateway. Not a Kubernetes client: no retries, no redirects.
+// Minimal HTTP(S) requests (libcurl) for readiness probes (the control
+// plane's components, a controller's /readyz) and the etcd JSON gateway. Not
+// a Kubernetes client: no retries, no redirects.
 #pragma once
 
 #include <chrono>
 #include <string>
 
-namespace gpupool::testenv::detail {
+namespace gpupool::testenv {
 
 struct HttpRequest {
   std::string method = "GET";
@@ -25,4 +26,4 @@ struct HttpResponse {
 
 HttpResponse http_request(const HttpRequest& request);
 
-}  // namespace gpupool::testenv::detail
+}  // namespace gpupool::testenv
