@@ -8,9 +8,46 @@
 
 namespace gpupool::admission {
 
+namespace {
+
+// Objects and arrays nested deeper than this are refused before parsing:
+// the DOM's copy, the schema checks and serialising are recursive, and the
+// server takes bodies from anyone who reaches its port (a body of 200 KB of
+// '[' overflowed the stack). Kubernetes objects nest a few dozen levels.
+constexpr std::size_t kMaxNesting = 512;
+
+// Whether `json` nests objects and arrays at most `max` deep (strings skipped).
+bool within_nesting(std::string_view json, std::size_t max) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > max) return false;
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 std::optional<AdmissionRequest> parse_admission_review(std::string_view body, std::string& error) {
+  if (!within_nesting(body, kMaxNesting)) {
+    error = "AdmissionReview nests deeper than " + std::to_string(kMaxNesting) + " levels";
+    return std::nullopt;
+  }
   rapidjson::Document doc;
-  doc.Parse(body.data(), body.size());
+  doc.Parse<rapidjson::kParseIterativeFlag>(body.data(), body.size());
   if (doc.HasParseError()) {
     error = std::string("AdmissionReview is not JSON: ") + rapidjson::GetParseError_En(doc.GetParseError());
     return std::nullopt;

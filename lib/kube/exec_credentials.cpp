@@ -83,14 +83,13 @@ std::string string_member(const ExecConfig& config, const rapidjson::Value& obj,
   return std::string(it->value.GetString(), it->value.GetStringLength());
 }
 
-struct PluginOutput {
-  Credentials creds;
-  std::optional<std::chrono::system_clock::time_point> expiry;
-};
+}  // namespace
 
-PluginOutput parse_output(const ExecConfig& config, const std::string& out) {
+ExecCredentialOutput parse_exec_credential(const ExecConfig& config, std::string_view out) {
   rapidjson::Document doc;
-  doc.Parse(out.data(), out.size());
+  // Iterative: deep nesting in a plugin's output (up to kMaxOutput) must not
+  // overflow the stack (fuzz corpus exec_credential/regression-deep-nesting).
+  doc.Parse<rapidjson::kParseIterativeFlag>(out.data(), out.size());
   if (doc.HasParseError()) {
     fail(config, std::string("stdout is not valid JSON: ") + rapidjson::GetParseError_En(doc.GetParseError()) +
                      " (at offset " + std::to_string(doc.GetErrorOffset()) + ")");
@@ -108,7 +107,7 @@ PluginOutput parse_output(const ExecConfig& config, const std::string& out) {
   if (!status->value.IsObject()) fail(config, "stdout: status is not an object");
   const rapidjson::Value& st = status->value;
 
-  PluginOutput result;
+  ExecCredentialOutput result;
   result.creds.bearer_token = string_member(config, st, "token", "status.token");
   result.creds.client_cert_pem = string_member(config, st, "clientCertificateData", "status.clientCertificateData");
   result.creds.client_key_pem = string_member(config, st, "clientKeyData", "status.clientKeyData");
@@ -130,8 +129,6 @@ PluginOutput parse_output(const ExecConfig& config, const std::string& out) {
   }
   return result;
 }
-
-}  // namespace
 
 std::string exec_info_json(const ExecConfig& config, const std::optional<ExecClusterInfo>& cluster) {
   rapidjson::StringBuffer buf;
@@ -231,7 +228,7 @@ Credentials ExecCredentials::run_plugin() {
   if (r.exit_code != 0) fail(config_, "exited with status " + std::to_string(r.exit_code) + stderr_summary(r.err));
   if (r.out_truncated) fail(config_, "wrote more than " + std::to_string(kMaxOutput) + " bytes to stdout");
 
-  PluginOutput parsed = parse_output(config_, r.out);
+  ExecCredentialOutput parsed = parse_exec_credential(config_, r.out);
   const auto t = now();
   if (parsed.expiry) {
     if (*parsed.expiry <= t) spdlog::warn("exec plugin \"{}\" returned a credential that has already expired", config_.command);

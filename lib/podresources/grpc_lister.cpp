@@ -5,6 +5,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "flatten.h"
 #include "gpupool/podresources/lister.h"
 #include "podresources/v1/api.grpc.pb.h"
 
@@ -43,42 +44,6 @@ std::string target_of(const std::string& path) {
   return path.starts_with('/') ? "unix://" + path : "unix:" + path;
 }
 
-ContainerDevicesList flatten(const v1::ListPodResourcesResponse& response) {
-  ContainerDevicesList out;
-  for (const auto& pod : response.pod_resources()) {
-    for (const auto& container : pod.containers()) {
-      for (const auto& devices : container.devices()) {
-        if (devices.device_ids().empty()) continue;
-        ContainerDevices c;
-        c.namespace_ = pod.namespace_();
-        c.pod = pod.name();
-        c.container = container.name();
-        c.resource_name = devices.resource_name();
-        c.device_ids.assign(devices.device_ids().begin(), devices.device_ids().end());
-        out.push_back(std::move(c));
-      }
-      for (const auto& dynamic : container.dynamic_resources()) {
-        for (const auto& claimed : dynamic.claim_resources()) {
-          ContainerDevices c;
-          c.namespace_ = pod.namespace_();
-          c.pod = pod.name();
-          c.container = container.name();
-          c.source = DeviceSource::dra;
-          c.resource_name = claimed.driver_name();
-          if (!claimed.device_name().empty()) c.device_ids.push_back(claimed.device_name());
-          c.claim_namespace = dynamic.claim_namespace();
-          c.claim_name = dynamic.claim_name();
-          c.pool_name = claimed.pool_name();
-          for (const auto& cdi : claimed.cdi_devices()) c.cdi_devices.push_back(cdi.name());
-          if (c.device_ids.empty() && c.cdi_devices.empty()) continue;
-          out.push_back(std::move(c));
-        }
-      }
-    }
-  }
-  return out;
-}
-
 class GrpcLister final : public PodResourcesLister {
  public:
   GrpcLister(std::string socket_path, std::chrono::milliseconds timeout)
@@ -108,7 +73,7 @@ class GrpcLister final : public PodResourcesLister {
                                     "pod-resources List on " + socket_path_ + " failed: " + code + ": " +
                                         status.error_message());
     }
-    return flatten(response);
+    return detail::flatten(response);
   }
 
  private:

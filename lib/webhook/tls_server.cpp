@@ -5,11 +5,15 @@
 #include <signal.h>
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <exception>
 #include <latch>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -17,8 +21,10 @@
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
+#include "connection_guard.h"
 #include "gpupool/webhook/certificates.h"
 #include "openssl_util.h"
+#include "worker_pool.h"
 
 namespace gpupool::webhook {
 namespace {
@@ -45,11 +51,38 @@ std::shared_ptr<const Credentials> load_credentials(std::string_view cert_pem, s
   return out;
 }
 
+// A Content-Length value: decimal digits only (httplib would read "12abc" as 12).
+std::optional<std::uint64_t> content_length(const std::string& text) {
+  if (text.empty() || text.size() > 19) return std::nullopt;
+  std::uint64_t n = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return n;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+detail::ConnectionGuard::Limits limits_of(const TlsServerOptions& o) {
+  return {o.request_timeout, std::chrono::duration_cast<std::chrono::milliseconds>(o.keep_alive_timeout),
+          o.max_header_bytes};
+}
+
 }  // namespace
 
 struct TlsServer::Impl {
+  explicit Impl(TlsServerOptions o) : options(std::move(o)), guard(limits_of(options)) {}
+
   TlsServerOptions options;
   std::string address;  // host:port as configured, for messages
+  // Declared before the server, whose SSL_CTX calls into it: destroyed after.
+  detail::ConnectionGuard guard;
+  std::shared_ptr<detail::QueueGate> queue_gate = std::make_shared<detail::QueueGate>();
 
   mutable std::mutex credentials_mu;
   std::shared_ptr<const Credentials> credentials;  // never null
@@ -89,10 +122,40 @@ struct TlsServer::Impl {
     if (SSL_CTX_set_min_proto_version(&ctx, TLS1_2_VERSION) != 1) return false;
     if (SSL_CTX_set_cipher_list(&ctx, kTls12Ciphers) != 1) return false;
     SSL_CTX_set_cert_cb(&ctx, &Impl::select_certificate, this);
+    guard.install(ctx);
     return true;
   }
 
-  void serve(const httplib::Request& req, httplib::Response& res) const {
+  // Refuses what must not be read, from the headers alone (see tls_server.h),
+  // and closes the connection once the answer is written: the body, if any,
+  // is never read. A request with an acceptable body for a path without a
+  // handler, or another method, goes on to its 404.
+  httplib::Server::HandlerResponse screen(const httplib::Request& req, httplib::Response& res) {
+    const auto refuse = [&](int status, const std::string& why) {
+      res.status = status;
+      res.set_content(why + "\n", kPlainText);
+      guard.close_after_answer(req.ssl);
+      return httplib::Server::HandlerResponse::Handled;
+    };
+    if (req.has_header("Transfer-Encoding")) return refuse(411, "a Content-Length is required, not a Transfer-Encoding");
+    if (const std::string e = req.get_header_value("Content-Encoding"); !e.empty() && !iequals(e, "identity")) {
+      return refuse(415, "compressed bodies are not accepted");
+    }
+    if (req.has_header("Content-Length")) {
+      const auto length = content_length(req.get_header_value("Content-Length"));
+      if (!length || req.get_header_value_count("Content-Length") != 1) return refuse(400, "bad Content-Length");
+      if (*length > options.max_request_bytes) {
+        return refuse(413, "the body is larger than " + std::to_string(options.max_request_bytes) + " bytes");
+      }
+    } else if (req.method == "POST") {
+      return refuse(411, "a Content-Length is required");
+    }
+    guard.headers_accepted(req.ssl);
+    return httplib::Server::HandlerResponse::Unhandled;
+  }
+
+  void serve(const httplib::Request& req, httplib::Response& res) {
+    guard.handling(req.ssl);
     const auto handler = handlers.find(req.path);
     if (handler == handlers.end()) {
       res.status = 404;
@@ -111,9 +174,8 @@ struct TlsServer::Impl {
 };
 
 TlsServer::TlsServer(TlsServerOptions options, std::string_view cert_pem, std::string_view key_pem)
-    : impl_(std::make_unique<Impl>()) {
+    : impl_(std::make_unique<Impl>(std::move(options))) {
   Impl& impl = *impl_;
-  impl.options = std::move(options);
   impl.address = impl.options.host + ":" + std::to_string(impl.options.port);
   impl.credentials = load_credentials(cert_pem, key_pem);
   if (!impl.server.is_valid()) {
@@ -124,7 +186,8 @@ TlsServer::TlsServer(TlsServerOptions options, std::string_view cert_pem, std::s
   auto& server = impl.server;
   server.new_task_queue = [p = &impl] {
     p->signal_accepting();
-    return new httplib::ThreadPool(p->options.worker_threads);
+    return new detail::WorkerPool(std::max<std::size_t>(1, p->options.worker_threads),
+                                  std::max<std::size_t>(1, p->options.max_pending_connections), p->queue_gate);
   };
   // SO_REUSEADDR only (httplib's default SO_REUSEPORT would let a second
   // process bind the same port and take half the requests).
@@ -136,7 +199,10 @@ TlsServer::TlsServer(TlsServerOptions options, std::string_view cert_pem, std::s
   server.set_read_timeout(impl.options.io_timeout.count(), 0);
   server.set_write_timeout(impl.options.io_timeout.count(), 0);
   server.set_payload_max_length(impl.options.max_request_bytes);
+  server.set_pre_routing_handler([p = &impl](const httplib::Request& req, httplib::Response& res) { return p->screen(req, res); });
   server.Post(".*", [p = &impl](const httplib::Request& req, httplib::Response& res) { p->serve(req, res); });
+  // Called once each answer has been written.
+  server.set_logger([p = &impl](const httplib::Request& req, const httplib::Response&) { p->guard.answered(req.ssl); });
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty()) res.set_content(std::to_string(res.status) + "\n", kPlainText);
   });
@@ -207,6 +273,10 @@ void TlsServer::start() {
 void TlsServer::stop() {
   std::lock_guard lock(impl_->stop_mu);
   if (!impl_->thread.joinable()) return;
+  // Connections still waiting for a thread are dropped as they get one, and
+  // an accept loop waiting for room in the queue goes on to see the stop.
+  impl_->guard.refuse_new();
+  impl_->queue_gate->open_for_stop();
   impl_->server.stop();
   impl_->thread.join();
 }
@@ -221,5 +291,7 @@ void TlsServer::set_certificate(std::string_view cert_pem, std::string_view key_
 std::string TlsServer::certificate_serial() const { return impl_->current()->serial; }
 
 int TlsServer::port() const { return impl_->port; }
+
+std::size_t TlsServer::dropped_connections() const { return impl_->guard.cut_count(); }
 
 }  // namespace gpupool::webhook

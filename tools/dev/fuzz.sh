@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (test/fuzz/*_fuzz.cpp) with clang in their own
-# build directory (-DGPUPOOL_FUZZ=ON) and runs each for SECONDS (default 30)
-# on a scratch copy of its seed corpus. Exits non-zero if any target crashes;
-# the crashing input is left under $build/artifacts/ (add it to
-# test/fuzz/corpus/<name>/ as a regression once fixed).
+# build directory (-DGPUPOOL_FUZZ=ON) and fuzzes them for SECONDS in all
+# (default 300), split evenly between the targets (whole seconds, at least 1
+# each), one after the other, each on a scratch copy of its seed corpus and
+# with its dictionary (test/fuzz/<name>.dict) if it has one. Exits non-zero
+# if any target crashes; the crashing input is left under $build/artifacts/
+# (add it to test/fuzz/corpus/<name>/ as a regression once fixed).
 #   tools/dev/fuzz.sh [SECONDS]
 # Environment: GPUPOOL_FUZZ_BUILD_DIR (default build/fuzz), CXX for the
 # compiler (default clang++, else clang++-14), CMAKE_BUILD_PARALLEL_LEVEL.
 set -euo pipefail
-seconds=${1:-30}
+total=${1:-300}
+if [[ ! $total =~ ^[0-9]+$ ]]; then
+  echo "fuzz: SECONDS must be a whole number, got '$total'" >&2
+  exit 2
+fi
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 
@@ -40,8 +46,15 @@ mkdir -p "$build/artifacts"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
+# The budget split: the first total % n targets get one second more.
+n=${#names[@]}
+per=$((total / n))
+extra=$((total % n))
 failed=()
-for name in "${names[@]}"; do
+for i in "${!names[@]}"; do
+  name=${names[$i]}
+  seconds=$((per + (i < extra ? 1 : 0)))
+  if ((seconds < 1)); then seconds=1; fi
   corpus="$scratch/$name"
   mkdir -p "$corpus"
   if [[ -d test/fuzz/corpus/$name ]]; then cp -r "test/fuzz/corpus/$name/." "$corpus/"; fi

@@ -27,4 +27,4 @@ ninja -C "$build"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@"
-tools/dev/fuzz.sh 20
+tools/dev/fuzz.sh 140  # seconds in all, split between the fuzz targets

@@ -26,7 +26,9 @@ struct AdmissionRequest {
   rapidjson::Document object;  // request.object (null for DELETE)
 };
 
-// The request in an AdmissionReview body, or why it is none.
+// The request in an AdmissionReview body, or why it is none (among the
+// reasons: objects or arrays nested more than 512 deep, refused before any
+// parsing since whoever reaches the server's port can send a body).
 std::optional<AdmissionRequest> parse_admission_review(std::string_view body, std::string& error);
 
 struct AdmissionResponse {

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpupool/kube/config.h"
@@ -87,6 +88,19 @@ class ExecCredentials final : public CredentialSource {
   std::optional<std::chrono::system_clock::time_point> renew_;  // guarded by mu_; none: until invalidate()
   int runs_ = 0;                                                // guarded by mu_
 };
+
+// What a plugin printed: its credentials, and when they expire (none: they
+// are used until invalidate()).
+struct ExecCredentialOutput {
+  Credentials creds;
+  std::optional<std::chrono::system_clock::time_point> expiry;
+};
+
+// Reads a plugin's stdout: an ExecCredential of config.api_version whose
+// status has a token, or a client certificate and key (PEM), or both.
+// Throws ConfigError naming config.command for anything else; the message
+// never quotes a token or key.
+ExecCredentialOutput parse_exec_credential(const ExecConfig& config, std::string_view out);
 
 // The KUBERNETES_EXEC_INFO value for a run: an ExecCredential with spec only.
 std::string exec_info_json(const ExecConfig& config, const std::optional<ExecClusterInfo>& cluster);

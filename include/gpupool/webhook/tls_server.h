@@ -14,11 +14,22 @@
 // returns present the new certificate, and connections already established
 // keep going with the old one until they close.
 //
-// Paths that have no handler, and methods other than POST, answer 404.
-// Bodies over options.max_request_bytes answer 413. A handler that throws
-// answers 500 (logged with the path, never the body). The server's threads
-// block SIGPIPE, so a client that goes away mid-response costs an EPIPE, not
-// the process.
+// Paths that have no handler, and methods other than POST, answer 404. A
+// handler that throws answers 500 (logged with the path, never the body). The
+// server's threads block SIGPIPE, so a client that goes away mid-response
+// costs an EPIPE, not the process.
+//
+// Hostile or broken clients (anyone who can reach the port) cannot take the
+// server down or keep it from answering others for long; see the limits in
+// TlsServerOptions. Requests are refused from their headers, before any of
+// the body is read, and the connection is closed once the answer is written:
+// 413 for a Content-Length over max_request_bytes, 411 for a POST without a
+// Content-Length or any request with a Transfer-Encoding (kube-apiserver
+// always sends the length; a chunked or unterminated body would be read
+// without bound), 415 with a Content-Encoding (a compressed body could expand
+// without bound), 400 for a malformed or repeated Content-Length. A
+// connection whose request does not arrive in time, or whose request line and
+// headers run over their limit, is dropped without an answer.
 #pragma once
 
 #include <chrono>
@@ -48,14 +59,33 @@ using PostHandler = std::function<HttpResponse(const HttpRequest&)>;
 struct TlsServerOptions {
   std::string host = "0.0.0.0";  // an IP address to bind ("::" for all IPv6)
   int port = 9443;               // 0: the kernel picks a free port (see port())
+  // Connections served at once, one thread each (at least 1). A connection
+  // holds its thread from the handshake until it closes, so this bounds what
+  // slow clients can hold: each for about request_timeout per request.
   std::size_t worker_threads = 8;
-  // kube-apiserver sends objects of up to 3 MiB, an AdmissionReview carries
-  // the object and the old object.
+  // Accepted connections waiting for a thread (at least 1); beyond this the
+  // server stops accepting until one is taken, so a flood of connections
+  // cannot use up the process's file descriptors. kube-apiserver opens a few
+  // connections per webhook and keeps them alive.
+  std::size_t max_pending_connections = 128;
+  // Largest request body. kube-apiserver admits objects of up to 3 MiB (its
+  // request body limit) and an AdmissionReview of an UPDATE carries the
+  // object and the old object, with some JSON around them: 8 MiB. A larger
+  // Content-Length is answered 413 before any of the body is read.
   std::size_t max_request_bytes = 8 * 1024 * 1024;
+  // Request line and headers, as received (TLS records): kube-apiserver
+  // sends under 1 KiB. A connection going over is dropped.
+  std::size_t max_header_bytes = 64 * 1024;
+  // A request must have arrived whole (handshake, headers, body) this long
+  // after the connection was accepted, or after the previous answer plus
+  // keep_alive_timeout; otherwise the connection is dropped. kube-apiserver
+  // gives a webhook call 10 s by default (30 s at most) and sends a request
+  // at once. The time a handler takes does not count.
+  std::chrono::milliseconds request_timeout{std::chrono::seconds(10)};
   // An idle kept-alive connection is closed after this; stop() waits at most
   // this long for one.
   std::chrono::seconds keep_alive_timeout{5};
-  // A handshake, request or response stalled this long is abandoned.
+  // A handshake, read or write making no progress this long is abandoned.
   std::chrono::seconds io_timeout{10};
 };
 
@@ -80,7 +110,8 @@ class TlsServer {
 
   // Stops accepting at once, lets requests in progress finish, and joins the
   // server's threads (waiting at most keep_alive_timeout for idle connections,
-  // io_timeout for stalled ones). Idempotent.
+  // request_timeout for stalled ones). Connections accepted but not yet
+  // started are dropped. Idempotent.
   void stop();
 
   // Replaces the certificate for new handshakes. Throws CertificateError, and
@@ -92,6 +123,10 @@ class TlsServer {
 
   // The port bound by start() (the kernel's choice for port 0); 0 before.
   int port() const;
+
+  // Connections dropped so far: late, over the header limit, or still
+  // waiting for a thread when stop() was called.
+  std::size_t dropped_connections() const;
 
  private:
   struct Impl;

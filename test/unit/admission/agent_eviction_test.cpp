@@ -135,3 +135,25 @@ TEST(AdmissionReview, ReadsSubresourceAndUserInfo) {
 
 }  // namespace
 }  // namespace gpupool::admission
+
+namespace gpupool::admission {
+namespace {
+
+// Whoever reaches the webhook's port can send a body: one nested past the
+// limit is refused before parsing (it overflowed the stack: fuzz corpus
+// admission_review/regression-deep-nesting), strings do not count.
+TEST(AdmissionReview, DeepNestingIsRefusedBeforeParsing) {
+  std::string error;
+  EXPECT_FALSE(parse_admission_review(std::string(200000, '['), error));
+  EXPECT_EQ(error, "AdmissionReview nests deeper than 512 levels");
+  const std::string brackets_in_a_string(5000, '[');
+  const auto ok = parse_admission_review(
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","name":")" + brackets_in_a_string +
+          R"(\"[","object":)" + std::string(100, '[') + std::string(100, ']') + "}}",
+      error);
+  ASSERT_TRUE(ok) << error;
+  EXPECT_EQ(ok->name, brackets_in_a_string + "\"[");
+}
+
+}  // namespace
+}  // namespace gpupool::admission
