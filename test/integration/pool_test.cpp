@@ -17,6 +17,7 @@
 #include "support/cluster_fixture.h"
 #include "support/fleet_fixture.h"
 #include "support/kube_test_helpers.h"
+#include "support/recorders.h"
 
 namespace gpupool::test {
 namespace {
@@ -24,79 +25,6 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-
-// Every change of the GPUNodes and Nodes in one timeline (etcd revisions are
-// global), replayed after the test: how many of `nodes` were disrupted
-// (permission granted or cordoned) at the worst moment.
-class DisruptionRecorder {
- public:
-  DisruptionRecorder(kube::Client& client, std::set<std::string> nodes) : nodes_(std::move(nodes)) {
-    for (auto [ref, kind] : {std::pair{kGpuNodes, 'g'}, {kNodes, 'n'}}) {
-      threads_.emplace_back([this, &client, ref, kind](std::stop_token stop) {
-        kube::ListOptions lo;
-        lo.resource_version = "0";
-        while (!stop.stop_requested()) {
-          try {
-            client.watch(ref, lo, [&](const kube::WatchEvent& e) {
-              if (e.type == kube::WatchEventType::Bookmark || e.type == kube::WatchEventType::Error) return true;
-              const auto obj = kube::parse_json(e.object);
-              const std::string name = str(obj, {"metadata", "name"});
-              if (!nodes_.count(name)) return true;
-              const bool on = e.type != kube::WatchEventType::Deleted &&
-                              flag(obj, {"spec", kind == 'g' ? "disruptionAllowed" : "unschedulable"});
-              std::lock_guard lock(mu_);
-              events_.push_back({std::stoull(str(obj, {"metadata", "resourceVersion"})), kind, name, on});
-              return true;
-            }, stop);
-          } catch (const std::exception&) {
-            lo.resource_version = "0";
-          }
-        }
-      });
-    }
-  }
-  // The most nodes disrupted at once, and when it was seen (a description).
-  std::pair<int, std::string> worst() {
-    std::vector<Event> ev;
-    {
-      std::lock_guard lock(mu_);
-      ev = events_;
-    }
-    std::stable_sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) { return a.rv < b.rv; });
-    std::map<std::string, bool> granted, cordoned;
-    int most = 0;
-    std::string when;
-    for (const auto& e : ev) {
-      (e.kind == 'g' ? granted : cordoned)[e.name] = e.on;
-      std::vector<std::string> now;
-      for (const auto& n : nodes_) {
-        if (granted[n] || cordoned[n]) now.push_back(n);
-      }
-      if (static_cast<int>(now.size()) > most) {
-        most = static_cast<int>(now.size());
-        when = "at revision " + std::to_string(e.rv) + ":";
-        for (const auto& n : now) when += " " + n;
-      }
-    }
-    return {most, when};
-  }
-  std::size_t seen() {
-    std::lock_guard lock(mu_);
-    return events_.size();
-  }
-
- private:
-  struct Event {
-    std::uint64_t rv;
-    char kind;
-    std::string name;
-    bool on;
-  };
-  std::set<std::string> nodes_;
-  std::mutex mu_;
-  std::vector<Event> events_;
-  std::vector<std::jthread> threads_;
-};
 
 class PoolTest : public FleetTest {};
 

@@ -12,94 +12,10 @@
 
 #include "support/promtool.h"
 #include "support/quota_fixture.h"
+#include "support/recorders.h"
 
 namespace gpupool::test {
 namespace {
-
-const kube::ResourceRef kPods{kube::core::pods(), "", "", ""};
-
-bool has_gate(const rapidjson::Value& pod) {
-  const auto* g = at(pod, {"spec", "schedulingGates"});
-  if (!g || !g->IsArray()) return false;
-  for (const auto& x : g->GetArray()) {
-    if (str(x, {"name"}) == "gpupool.io/quota") return true;
-  }
-  return false;
-}
-
-int gpus_of(const rapidjson::Value& pod) {
-  int n = 0;
-  const auto* cs = at(pod, {"spec", "containers"});
-  if (!cs || !cs->IsArray()) return 0;
-  for (const auto& c : cs->GetArray()) {
-    const std::string v = str(c, {"resources", "limits", "nvidia.com/gpu"});
-    if (!v.empty()) n += std::stoi(v);
-  }
-  return n;
-}
-
-// Every change of the pods in `namespaces`, in the order of one watch stream
-// (etcd's revision order): the GPUs of pods past the gate and not finished,
-// summed at every moment; the most ever seen.
-class AdmittedRecorder {
- public:
-  AdmittedRecorder(kube::Client& client, std::set<std::string> namespaces) : namespaces_(std::move(namespaces)) {
-    thread_ = std::jthread([this, &client](std::stop_token stop) {
-      kube::ListOptions lo;
-      lo.resource_version = "0";
-      while (!stop.stop_requested()) {
-        try {
-          client.watch(kPods, lo, [&](const kube::WatchEvent& e) {
-            if (e.type == kube::WatchEventType::Bookmark || e.type == kube::WatchEventType::Error) return true;
-            const auto pod = kube::parse_json(e.object);
-            if (!namespaces_.count(str(pod, {"metadata", "namespace"}))) return true;
-            const std::string key = str(pod, {"metadata", "namespace"}) + "/" + str(pod, {"metadata", "name"});
-            const std::string phase = str(pod, {"status", "phase"});
-            const bool counts = e.type != kube::WatchEventType::Deleted && !has_gate(pod) && phase != "Succeeded" &&
-                                phase != "Failed";
-            std::lock_guard lock(mu_);
-            admitted_[key] = counts ? gpus_of(pod) : 0;
-            int sum = 0;
-            std::map<std::string, int> by_ns;
-            for (const auto& [k, g] : admitted_) {
-              sum += g;
-              by_ns[k.substr(0, k.find('/'))] += g;
-            }
-            if (sum > most_) most_ = sum;
-            for (const auto& [ns, g] : by_ns) most_by_ns_[ns] = std::max(most_by_ns_[ns], g);
-            ++events_;
-            return true;
-          }, stop);
-        } catch (const std::exception&) {
-          lo.resource_version = "0";  // relist: the sum is rebuilt from current state
-          std::lock_guard lock(mu_);
-          admitted_.clear();
-        }
-      }
-    });
-  }
-  int most() {
-    std::lock_guard lock(mu_);
-    return most_;
-  }
-  int most(const std::string& ns) {
-    std::lock_guard lock(mu_);
-    return most_by_ns_[ns];
-  }
-  std::size_t events() {
-    std::lock_guard lock(mu_);
-    return events_;
-  }
-
- private:
-  std::set<std::string> namespaces_;
-  std::mutex mu_;
-  std::map<std::string, int> admitted_;
-  int most_ = 0;
-  std::map<std::string, int> most_by_ns_;
-  std::size_t events_ = 0;
-  std::jthread thread_;
-};
 
 std::string gpu_pod(const std::string& ns, const std::string& name, int gpus, const std::string& extra_spec = "") {
   const std::string res = gpus > 0 ? R"(,"resources":{"limits":{"nvidia.com/gpu":")" + std::to_string(gpus) + R"("}})" : "";

@@ -1,0 +1,180 @@
+// Recorders for limits that must hold at every moment of a test, not just at
+// its end: each watches every change (one watch stream per resource, etcd's
+// revision order) from construction until destruction, and a test asks
+// afterwards for the worst moment. A watch that fails is restarted with a
+// fresh list (resourceVersion "0"), which replays the current state; nothing
+// can change while the apiserver is down, so a restart loses no moment.
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpupool/kube/client.h"
+#include "support/fleet_fixture.h"
+
+namespace gpupool::test {
+
+// Every change of the GPUNodes and Nodes in one timeline (etcd revisions are
+// global), replayed after the test: how many of `nodes` were disrupted
+// (permission granted or cordoned) at the worst moment.
+class DisruptionRecorder {
+ public:
+  DisruptionRecorder(kube::Client& client, std::set<std::string> nodes) : nodes_(std::move(nodes)) {
+    for (auto [ref, kind] : {std::pair{kGpuNodes, 'g'}, {kNodes, 'n'}}) {
+      threads_.emplace_back([this, &client, ref, kind](std::stop_token stop) {
+        kube::ListOptions lo;
+        lo.resource_version = "0";
+        while (!stop.stop_requested()) {
+          try {
+            client.watch(ref, lo, [&](const kube::WatchEvent& e) {
+              if (e.type == kube::WatchEventType::Bookmark || e.type == kube::WatchEventType::Error) return true;
+              const auto obj = kube::parse_json(e.object);
+              const std::string name = str(obj, {"metadata", "name"});
+              if (!nodes_.count(name)) return true;
+              const bool on = e.type != kube::WatchEventType::Deleted &&
+                              flag(obj, {"spec", kind == 'g' ? "disruptionAllowed" : "unschedulable"});
+              std::lock_guard lock(mu_);
+              events_.push_back({std::stoull(str(obj, {"metadata", "resourceVersion"})), kind, name, on});
+              return true;
+            }, stop);
+          } catch (const std::exception&) {
+            lo.resource_version = "0";
+          }
+        }
+      });
+    }
+  }
+  // The most nodes disrupted at once, and when it was seen (a description).
+  std::pair<int, std::string> worst() {
+    std::vector<Event> ev;
+    {
+      std::lock_guard lock(mu_);
+      ev = events_;
+    }
+    std::stable_sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) { return a.rv < b.rv; });
+    std::map<std::string, bool> granted, cordoned;
+    int most = 0;
+    std::string when;
+    for (const auto& e : ev) {
+      (e.kind == 'g' ? granted : cordoned)[e.name] = e.on;
+      std::vector<std::string> now;
+      for (const auto& n : nodes_) {
+        if (granted[n] || cordoned[n]) now.push_back(n);
+      }
+      if (static_cast<int>(now.size()) > most) {
+        most = static_cast<int>(now.size());
+        when = "at revision " + std::to_string(e.rv) + ":";
+        for (const auto& n : now) when += " " + n;
+      }
+    }
+    return {most, when};
+  }
+  std::size_t seen() {
+    std::lock_guard lock(mu_);
+    return events_.size();
+  }
+
+ private:
+  struct Event {
+    std::uint64_t rv;
+    char kind;
+    std::string name;
+    bool on;
+  };
+  std::set<std::string> nodes_;
+  std::mutex mu_;
+  std::vector<Event> events_;
+  std::vector<std::jthread> threads_;
+};
+
+inline const kube::ResourceRef kPods{kube::core::pods(), "", "", ""};
+
+inline bool has_gate(const rapidjson::Value& pod) {
+  const auto* g = at(pod, {"spec", "schedulingGates"});
+  if (!g || !g->IsArray()) return false;
+  for (const auto& x : g->GetArray()) {
+    if (str(x, {"name"}) == "gpupool.io/quota") return true;
+  }
+  return false;
+}
+
+inline int gpus_of(const rapidjson::Value& pod) {
+  int n = 0;
+  const auto* cs = at(pod, {"spec", "containers"});
+  if (!cs || !cs->IsArray()) return 0;
+  for (const auto& c : cs->GetArray()) {
+    const std::string v = str(c, {"resources", "limits", "nvidia.com/gpu"});
+    if (!v.empty()) n += std::stoi(v);
+  }
+  return n;
+}
+
+// Every change of the pods in `namespaces`, in the order of one watch stream
+// (etcd's revision order): the GPUs of pods past the gate and not finished,
+// summed at every moment; the most ever seen.
+class AdmittedRecorder {
+ public:
+  AdmittedRecorder(kube::Client& client, std::set<std::string> namespaces) : namespaces_(std::move(namespaces)) {
+    thread_ = std::jthread([this, &client](std::stop_token stop) {
+      kube::ListOptions lo;
+      lo.resource_version = "0";
+      while (!stop.stop_requested()) {
+        try {
+          client.watch(kPods, lo, [&](const kube::WatchEvent& e) {
+            if (e.type == kube::WatchEventType::Bookmark || e.type == kube::WatchEventType::Error) return true;
+            const auto pod = kube::parse_json(e.object);
+            if (!namespaces_.count(str(pod, {"metadata", "namespace"}))) return true;
+            const std::string key = str(pod, {"metadata", "namespace"}) + "/" + str(pod, {"metadata", "name"});
+            const std::string phase = str(pod, {"status", "phase"});
+            const bool counts = e.type != kube::WatchEventType::Deleted && !has_gate(pod) && phase != "Succeeded" &&
+                                phase != "Failed";
+            std::lock_guard lock(mu_);
+            admitted_[key] = counts ? gpus_of(pod) : 0;
+            int sum = 0;
+            std::map<std::string, int> by_ns;
+            for (const auto& [k, g] : admitted_) {
+              sum += g;
+              by_ns[k.substr(0, k.find('/'))] += g;
+            }
+            if (sum > most_) most_ = sum;
+            for (const auto& [ns, g] : by_ns) most_by_ns_[ns] = std::max(most_by_ns_[ns], g);
+            ++events_;
+            return true;
+          }, stop);
+        } catch (const std::exception&) {
+          lo.resource_version = "0";  // relist: the sum is rebuilt from current state
+          std::lock_guard lock(mu_);
+          admitted_.clear();
+        }
+      }
+    });
+  }
+  int most() {
+    std::lock_guard lock(mu_);
+    return most_;
+  }
+  int most(const std::string& ns) {
+    std::lock_guard lock(mu_);
+    return most_by_ns_[ns];
+  }
+  std::size_t events() {
+    std::lock_guard lock(mu_);
+    return events_;
+  }
+
+ private:
+  std::set<std::string> namespaces_;
+  std::mutex mu_;
+  std::map<std::string, int> admitted_;
+  int most_ = 0;
+  std::map<std::string, int> most_by_ns_;
+  std::size_t events_ = 0;
+  std::jthread thread_;
+};
+
+}  // namespace gpupool::test
