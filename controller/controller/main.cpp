@@ -10,6 +10,7 @@
 #include "gpupool/common/shutdown.h"
 #include "gpupool/kube/config.h"
 #include "gpupool/kube/errors.h"
+#include "gpupool/kube/reachable.h"
 #include "gpupool/metrics/build_info.h"
 #include "gpupool/runtime/manager.h"
 #include "gpupool/gpu/mig_parted.h"
@@ -115,11 +116,16 @@ int main(int argc, char** argv) {
     spdlog::info("connecting to {} ({})", config.server, config.source);
 
     gpupool::runtime::Manager manager(config, mo);
-    auto version = gpupool::kube::parse_json(manager.client().request("GET", "/version", "", "", true).body);
-    spdlog::info("connected: Kubernetes {}", gpupool::kube::string_at(version, {"gitVersion"}));
+    // An API server away (restarting, not up yet) is waited for, not a reason to exit.
+    const auto version_body = gpupool::kube::get_when_reachable(manager.client(), "/version", shutdown.token());
+    if (!version_body) {
+      spdlog::info("shutting down (signal {})", shutdown.signal());
+      return 0;
+    }
+    spdlog::info("connected: Kubernetes {}", gpupool::kube::string_at(gpupool::kube::parse_json(*version_body), {"gitVersion"}));
     // Without our CRDs the informers would wait for a sync that never comes: say so and stop.
     try {
-      manager.client().request("GET", "/apis/gpupool.io/v1alpha1", "", "", true);
+      if (!gpupool::kube::get_when_reachable(manager.client(), "/apis/gpupool.io/v1alpha1", shutdown.token())) return 0;
     } catch (const gpupool::kube::ApiError& e) {
       if (!e.is_not_found()) throw;
       spdlog::error("the API server does not serve gpupool.io/v1alpha1: install the CRDs first "

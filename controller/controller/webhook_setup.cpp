@@ -8,6 +8,7 @@
 
 #include "gpupool/admission/agent_eviction.h"
 #include "gpupool/admission/validating.h"
+#include "gpupool/kube/backoff.h"
 #include "gpupool/kube/base64.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/json_access.h"
@@ -283,11 +284,11 @@ void WebhookServer::serve(const webhook::StoredCertificates& stored) {
   }
 }
 
-void WebhookServer::check(bool leader) {
+bool WebhookServer::check(bool leader) {
   std::optional<webhook::StoredCertificates> current = read_secret();
   if (!current && (!leader || options_.cert_source != CertSource::self)) {
     spdlog::warn("webhook: the Secret {} is gone; serving the certificates last read", options_.secret);
-    return;
+    return true;
   }
   if (leader) {
     // A caBundle this replica has not written yet (it just became leader) goes
@@ -296,22 +297,28 @@ void WebhookServer::check(bool leader) {
     if (current && can_serve(*current, options_.cert_source) && applied_ca_bundle_ != current->trusted_pem()) {
       apply_configuration(current->trusted_pem());
     } else if (options_.cert_source == CertSource::self) {
-      if (!write_next(current)) return;  // a conflict: read again at the next check
+      if (!write_next(current)) return false;  // a conflict: read again soon
       if (applied_ca_bundle_ != current->trusted_pem()) apply_configuration(current->trusted_pem());
     }
   }
   if (!can_serve(*current, options_.cert_source)) {
     spdlog::warn("webhook: the Secret {} holds no certificate this replica can serve; serving the certificates last read",
                  options_.secret);
-    return;
+    return true;
   }
   serve(*current);
+  return true;
 }
 
 void WebhookServer::run_rotation() {
   using Steady = std::chrono::steady_clock;
   bool was_leader = leading();
   auto next = Steady::now() + options_.check_interval;
+  // A check that failed (the API server away, a conflict) is tried again
+  // soon, not a whole check_interval later: a new leader's configuration
+  // write must not leave the API server calling the old leader for minutes.
+  kube::Backoff retry(std::min<kube::Backoff::Duration>(std::chrono::seconds(1), options_.check_interval),
+                      options_.check_interval);
   std::unique_lock lock(stop_mu_);
   while (!stopping_) {
     const auto wake = options_.is_leader ? std::min<Steady::time_point>(next, Steady::now() + kLeaderPoll) : next;
@@ -323,13 +330,20 @@ void WebhookServer::run_rotation() {
     if (!leader) applied_ca_bundle_.reset();  // written again on becoming leader
     if (!became_leader && Steady::now() < next) continue;
     lock.unlock();
+    auto wait = std::chrono::duration_cast<Steady::duration>(options_.check_interval);
     try {
-      check(leader);
+      if (check(leader)) {
+        retry.reset();
+      } else {
+        wait = retry.next();
+      }
     } catch (const std::exception& e) {
-      spdlog::warn("webhook: certificate check failed (next in {} ms): {}", options_.check_interval.count(), e.what());
+      wait = retry.next();
+      spdlog::warn("webhook: certificate check failed (next in {} ms): {}",
+                   std::chrono::duration_cast<std::chrono::milliseconds>(wait).count(), e.what());
     }
     lock.lock();
-    next = Steady::now() + options_.check_interval;
+    next = Steady::now() + wait;
   }
 }
 

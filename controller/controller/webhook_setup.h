@@ -13,13 +13,14 @@
 // it, so with the controller down the rest of the cluster is untouched.
 //
 // Rotation while running: a thread re-reads the Secret every check_interval
-// (and at once when this replica becomes the leader), and
+// (and at once when this replica becomes the leader; a check that failed or
+// met a conflict is tried again after 1 s, doubling up to check_interval), and
 //   - every replica serves what the Secret holds (set_certificate: new
 //     handshakes get it, connections under way keep theirs), and follows its
 //     caBundle (ca_bundle(), the on_ca_bundle_change callbacks);
 //   - the leader alone writes: the Secret's next state
 //     (webhook/stored_certificates.h), as a PUT with the resourceVersion it
-//     read (on a conflict it reads again at the next check), then the
+//     read (on a conflict it reads again at the next check, soon), then the
 //     configuration's caBundle when the CAs it must hold changed. A replica
 //     that just became leader first writes the caBundle the Secret calls for
 //     and decides nothing more until its next check.
@@ -131,7 +132,7 @@ class WebhookServer {
   bool leading() const { return !options_.is_leader || options_.is_leader(); }
   std::optional<webhook::StoredCertificates> read_secret();
   // One check: read, (leader) write the next state and the caBundle, serve.
-  void check(bool leader);
+  bool check(bool leader);  // false: not settled (a conflict), check again soon
   // The leader's write of the Secret's next state (create when it was not
   // there), into `current`; false when another replica wrote first.
   bool write_next(std::optional<webhook::StoredCertificates>& current);

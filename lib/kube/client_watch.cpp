@@ -26,6 +26,12 @@ bool wait_or_stop(std::chrono::steady_clock::duration d, std::stop_token stop) {
 
 WatchResult Client::watch_once(const ResourceRef& collection, const ListOptions& options,
                                const std::function<bool(const WatchEvent&)>& on_event, std::stop_token stop) {
+  return watch_stream(collection, options, on_event, stop, nullptr);
+}
+
+WatchResult Client::watch_stream(const ResourceRef& collection, const ListOptions& options,
+                                 const std::function<bool(const WatchEvent&)>& on_event, std::stop_token stop,
+                                 bool* established) {
   HttpRequest req;
   req.method = "GET";
   req.url = url(resource_path(collection) + query(options, true));
@@ -41,6 +47,7 @@ WatchResult Client::watch_once(const ResourceRef& collection, const ListOptions&
   StreamHandler handler;
   handler.on_headers = [&](int s, const std::map<std::string, std::string>&) {
     status = s;
+    if (established && s == 200) *established = true;
     return true;
   };
   handler.on_data = [&](std::string_view chunk) {
@@ -103,8 +110,9 @@ WatchResult Client::watch(const ResourceRef& collection, ListOptions options,
     if (stop.stop_requested()) return {WatchEnd::Stopped, last_rv};
     options.resource_version = last_rv;
     std::string why;
+    bool established = false;
     try {
-      WatchResult r = watch_once(collection, options, counting_handler, stop);
+      WatchResult r = watch_stream(collection, options, counting_handler, stop, &established);
       if (r.end == WatchEnd::Stopped) return {WatchEnd::Stopped, last_rv};
       // The server closed the stream (timeoutSeconds elapsed): resume at once.
       stats_.watch_reconnects++;
@@ -123,6 +131,13 @@ WatchResult Client::watch(const ResourceRef& collection, ListOptions options,
     } catch (const DecodeError& e) {
       why = e.what();  // a garbled stream: reconnect and resume
     }
+    // A stream the server had accepted (200) and that then broke is a cut
+    // connection (a proxy, a load balancer, a restarting server), not a
+    // server refusing: reconnect after the shortest wait instead of letting
+    // repeated cuts of a quiet watch grow the delay towards the cap (events
+    // missed for half a minute). Refusals and errors before the answer still
+    // back off.
+    if (established) backoff.reset();
     auto wait = backoff.next();
     stats_.watch_reconnects++;
     spdlog::info("watch {}: {}; resuming from resourceVersion {} in {} ms", resource_path(collection), why,

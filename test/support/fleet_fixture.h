@@ -161,7 +161,7 @@ class FleetTest : public ClusterTest {
   void start_agent(const std::string& node) {
     testenv::SpawnSpec spec;
     spec.path = GPUPOOL_AGENT_BIN;
-    spec.args = {"--kubeconfig", cluster().kubeconfig_path(), "--node-name", node, "--backend", "simulated",
+    spec.args = {"--kubeconfig", components_kubeconfig(), "--node-name", node, "--backend", "simulated",
                  "--simulated-config", dir_ + "/" + node + ".yaml", "--simulated-state", dir_ + "/" + node + ".state.json",
                  "--metrics-bind-address=0", "--health-probe-bind-address=0", "--inventory-interval=0.5",
                  "--drain-poll-interval=0.3", "--lease-renew-interval=1", "--log-format=json"};
@@ -172,7 +172,7 @@ class FleetTest : public ClusterTest {
   void start_controller(const std::vector<std::string>& extra_args = {}) {
     testenv::SpawnSpec spec;
     spec.path = GPUPOOL_CONTROLLER_BIN;
-    spec.args = {"--kubeconfig", cluster().kubeconfig_path(), "--metrics-bind-address=0", "--health-probe-bind-address=0",
+    spec.args = {"--kubeconfig", components_kubeconfig(), "--metrics-bind-address=0", "--health-probe-bind-address=0",
                  "--log-format=json", "--agent-namespace", "gpupool-system"};
     with_extra_args(spec.args, extra_args);
     spec.log_file = dir_ + "/controller.log";
@@ -231,7 +231,12 @@ class FleetTest : public ClusterTest {
            "\nspec:\n  nodeSelector:\n    matchLabels:\n      " + selector_label + "\n" + extra;
   }
 
+  // The kubeconfig the agents and the controller get: components_kubeconfig_
+  // when set (e.g. one pointing at a fault proxy), else the admin's.
+  std::string components_kubeconfig() { return components_kubeconfig_.empty() ? cluster().kubeconfig_path() : components_kubeconfig_; }
+
   std::unique_ptr<kube::Client> client_;
+  std::string components_kubeconfig_;
   std::string dir_;
   std::vector<std::string> nodes_;
   std::set<std::string> pools_;

@@ -135,6 +135,8 @@ class AdmittedRecorder {
                                 phase != "Failed";
             std::lock_guard lock(mu_);
             admitted_[key] = counts ? gpus_of(pod) : 0;
+            if (const std::string node = str(pod, {"spec", "nodeName"}); !node.empty()) bound_to_[key] = node;
+            seen_.insert(key);
             int sum = 0;
             std::map<std::string, int> by_ns;
             for (const auto& [k, g] : admitted_) {
@@ -166,6 +168,17 @@ class AdmittedRecorder {
     std::lock_guard lock(mu_);
     return events_;
   }
+  // The node the pod "namespace/name" was last seen bound to; empty when it
+  // was never seen bound.
+  std::string bound_to(const std::string& key) {
+    std::lock_guard lock(mu_);
+    auto it = bound_to_.find(key);
+    return it == bound_to_.end() ? "" : it->second;
+  }
+  bool seen(const std::string& key) {
+    std::lock_guard lock(mu_);
+    return seen_.count(key) > 0;
+  }
 
  private:
   std::set<std::string> namespaces_;
@@ -173,6 +186,8 @@ class AdmittedRecorder {
   std::map<std::string, int> admitted_;
   int most_ = 0;
   std::map<std::string, int> most_by_ns_;
+  std::map<std::string, std::string> bound_to_;
+  std::set<std::string> seen_;
   std::size_t events_ = 0;
   std::jthread thread_;
 };

@@ -238,13 +238,16 @@ class ControlPlane::Impl {
     wait_for(component("kube-apiserver"), deadline, "GET /readyz", http_probe(api_request("/readyz"), "ok"));
   }
 
-  void start_all(Clock::time_point deadline) {
-    build_components();
-    Component& etcd = component("etcd");
-    launch(etcd);
+  void wait_etcd_healthy(Clock::time_point deadline) {
     HttpRequest etcd_health;
     etcd_health.url = "http://127.0.0.1:" + std::to_string(layout.ports.etcd_client) + "/health";
-    wait_for(etcd, deadline, "GET /health", http_probe(etcd_health, "\"health\":\"true\""));
+    wait_for(component("etcd"), deadline, "GET /health", http_probe(etcd_health, "\"health\":\"true\""));
+  }
+
+  void start_all(Clock::time_point deadline) {
+    build_components();
+    launch(component("etcd"));
+    wait_etcd_healthy(deadline);
 
     launch(component("kube-apiserver"));
     wait_apiserver_ready(deadline);
@@ -462,6 +465,25 @@ void ControlPlane::restart_apiserver() {
     throw std::runtime_error(f.what());
   }
   spdlog::info("testenv: kube-apiserver restarted in {:.1f}s", seconds_since(t0));
+}
+
+void ControlPlane::restart_etcd_and_apiserver() {
+  auto t0 = Clock::now();
+  Component& api = impl_->component("kube-apiserver");
+  Component& etcd = impl_->component("etcd");
+  api.proc.terminate(kStopGrace);
+  api.proc = Process();  // reaped: not a component that died while etcd starts
+  etcd.proc.terminate(kStopGrace);
+  try {
+    const auto deadline = Clock::now() + impl_->opts.ready_timeout;
+    impl_->launch(etcd);
+    impl_->wait_etcd_healthy(deadline);
+    impl_->launch(api);
+    impl_->wait_apiserver_ready(deadline);
+  } catch (const StartFailure& f) {
+    throw std::runtime_error(f.what());
+  }
+  spdlog::info("testenv: etcd and kube-apiserver restarted in {:.1f}s", seconds_since(t0));
 }
 
 std::int64_t ControlPlane::compact_etcd() {

@@ -134,7 +134,8 @@ class Client {
 
   // A watch that survives dropped connections and server timeouts: it
   // reconnects from the last seen resourceVersion with jittered, capped
-  // backoff, and returns only when told to stop or when the server says the
+  // backoff (reset by an event, or by a stream the server had accepted before
+  // it broke: a cut connection is retried after the shortest wait), and returns only when told to stop or when the server says the
   // resourceVersion is gone (WatchEnd::Gone: relist). Other API errors are thrown.
   WatchResult watch(const ResourceRef& collection, ListOptions options,
                     const std::function<bool(const WatchEvent&)>& on_event, std::stop_token stop = {});
@@ -145,6 +146,11 @@ class Client {
                        std::string content_type, bool idempotent);
 
  private:
+  // watch_once, also telling whether the server accepted the stream (HTTP
+  // 200), also when it then throws.
+  WatchResult watch_stream(const ResourceRef& collection, const ListOptions& options,
+                           const std::function<bool(const WatchEvent&)>& on_event, std::stop_token stop, bool* established);
+
   std::string url(const std::string& path_and_query) const;
   // rest_client_requests_total{code,method,host}; code "<error>" when no answer came.
   void count_request(const std::string& method, int status);

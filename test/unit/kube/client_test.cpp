@@ -390,6 +390,32 @@ TEST(ClientWatch, ServerErrorsAreRetriedWithBackoff) {
   server.release();
 }
 
+// Seven quiet watches the server accepts and that are then cut (a proxy
+// dropping connections): with the backoff growing from 200 ms the waits
+// alone would add up to at least 12.7 s; reset by each accepted stream they
+// stay under 1.4 s. The bound in between is wide on purpose.
+TEST(ClientWatch, CutsOfAcceptedStreamsDoNotGrowTheBackoff) {
+  ScriptedServer server;
+  for (int i = 0; i < 7; ++i) {
+    Step cut;
+    cut.chunks = {" "};
+    cut.cut_after_bytes = 1;
+    server.enqueue(cut);
+  }
+  Step ok;
+  ok.chunks = {test::watch_event_json("ADDED", pod("a", "2"))};
+  ok.hold_open = true;
+  server.enqueue(ok);
+  Client c(config_for(server));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = c.watch(pods(), {}, [&](const WatchEvent&) { return false; });
+  const auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_EQ(r.end, WatchEnd::Stopped);
+  EXPECT_EQ(server.requests().size(), 8u);
+  EXPECT_LT(took, std::chrono::seconds(8)) << "the reconnect delay grew across cuts of accepted streams";
+  server.release();
+}
+
 TEST(ClientWatch, ForbiddenIsThrownNotRetried) {
   ScriptedServer server;
   server.set_default(test::status_step(403, "Forbidden", "pods is forbidden: User \"alice\" cannot watch resource"));

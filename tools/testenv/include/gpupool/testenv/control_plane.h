@@ -132,6 +132,11 @@ class ControlPlane {
   // Stops kube-apiserver and starts it again on the same port, then waits for
   // /readyz (for watch-resume tests). Throws like start().
   void restart_apiserver();
+  // Stops kube-apiserver, then etcd, and starts both again on the same ports
+  // and the same data dir (nothing is lost: etcd syncs every write), then
+  // waits for etcd /health and the apiserver's /readyz. The other components
+  // keep running and reconnect. Throws like start().
+  void restart_etcd_and_apiserver();
 
   // Compacts etcd at its current revision (physically) so that older
   // resourceVersions are gone from storage; returns that revision. Note that
