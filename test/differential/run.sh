@@ -6,5 +6,5 @@ set -euo pipefail
 localcluster=$1 ctl=$2 src=$3
 state=$(mktemp -d "${TMPDIR:-/tmp}/gpupool-differential-XXXXXX")
 trap 'rm -rf "$state"' EXIT
-"$localcluster" run --state-dir "$state" --nodes 1 -- \
+"$localcluster" run --state-dir "$state" --nodes 0 -- \
   python3 "$src/test/differential/validate_vs_apiserver.py" "$ctl" "$src" "${4:-1}" "${5:-150}"

@@ -16,6 +16,7 @@ import glob
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -81,27 +82,68 @@ def main():
     for ns in sorted({b["metadata"].get("namespace") for b in bases} - {None}):
         run(["kubectl", "create", "namespace", ns])
 
+    # Every mutant is drawn first (the same sequence of draws as one at a
+    # time), written to a file of its own, and both sides judge them all in one
+    # run each, at once: kubectl applies each object of a directory with its own
+    # request (a rejection does not stop the others) and names the ones the
+    # apiserver accepted (-o name); gpupoolctl validate --references ignore
+    # judges each object alone and prefixes each problem with its file.
     missed, stricter = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "mutant.json")
+        mutants = []
         for i in range(count):
             o = copy.deepcopy(rng.choice(bases))
             o.pop("status", None)
             o["metadata"]["name"] = "mutant-%d" % i
             mutate(rng, o)
+            path = os.path.join(tmp, "mutant-%d.json" % i)
             with open(path, "w") as f:
                 json.dump(o, f)
-            api = run(["kubectl", "apply", "--server-side", "--dry-run=server", "-f", path])
-            off = run([ctl, "validate", "-q", "--references", "ignore", "-f", path])
-            if off.returncode not in (0, 1):
-                sys.exit("gpupoolctl could not run (status %d): %s" % (off.returncode, off.stderr))
+            mutants.append((o, path))
+        api_proc = subprocess.Popen(["kubectl", "apply", "--server-side", "--dry-run=server", "-o", "name", "-f", tmp],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        off = run([ctl, "validate", "--references", "ignore", "-f", tmp])
+        api_out, api_err = api_proc.communicate()
+        if off.returncode not in (0, 1):
+            sys.exit("gpupoolctl could not run (status %d): %s" % (off.returncode, off.stderr))
+        seen = re.search(r"(\d+) gpupool.io object\(s\) checked, (\d+) other object\(s\) skipped", off.stderr)
+        if not seen or int(seen.group(1)) + int(seen.group(2)) != count:
+            sys.exit("gpupoolctl did not read every mutant (%d): %s" % (count, off.stderr))
+        accepted = {line.rsplit("/", 1)[-1] for line in api_out.splitlines() if line.strip()}
+        # kubectl's errors, one per object, some over several lines.
+        api_errors = []
+        for line in api_err.splitlines():
+            if not api_errors or line.startswith(("Error from server", "error:")):
+                api_errors.append(line)
+            else:
+                api_errors[-1] += "\n" + line
+        off_lines = off.stdout.splitlines()
+
+        def mentions(error, name):
+            first = error.split("\n", 1)[0]
+            return '"%s"' % name in first or "/%s;" % name in first
+
+        for o, path in mutants:
+            name = o["metadata"]["name"]
+            api_ok = name in accepted
+            api_msg = "\n".join(e for e in api_errors if mentions(e, name))
+            if not api_ok and not api_msg:
+                # Neither accepted nor named in an error: ask again for this one alone.
+                single = run(["kubectl", "apply", "--server-side", "--dry-run=server", "-f", path])
+                api_ok, api_msg = single.returncode == 0, single.stderr
+            problems = [l for l in off_lines if l.startswith(path + ":")]
+            off_ok = not problems
             case = "%s %s\n  spec: %s\n  apiserver: %s\n  gpupoolctl: %s" % (
-                o["kind"], o["metadata"]["name"], json.dumps(o.get("spec"))[:300],
-                api.stderr.strip()[:300], off.stdout.strip()[:300])
-            if api.returncode != 0 and off.returncode == 0:
+                o["kind"], name, json.dumps(o.get("spec"))[:300],
+                api_msg.strip()[:300], "\n".join(problems).strip()[:300])
+            if not api_ok and off_ok:
                 missed.append(case)
-            elif api.returncode == 0 and off.returncode != 0:
+            elif api_ok and not off_ok:
                 stricter.append(case)
+        paths = [path + ":" for _, path in mutants]
+        stray = [l for l in off_lines if l and not any(l.startswith(p) for p in paths)]
+        if stray or off.returncode != (1 if any(off_lines) else 0):
+            sys.exit("gpupoolctl's output does not add up (status %d): %s" % (off.returncode, "\n".join(stray or off_lines)[:2000]))
     print("%d mutants (seed %d): %d rejected only by gpupoolctl (semantic rules), %d missed by gpupoolctl"
           % (count, seed, len(stricter), len(missed)))
     for c in stricter:
