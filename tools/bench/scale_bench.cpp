@@ -4,6 +4,8 @@
 //   gpupool-scale-bench [--nodes N] [--pods N] [--tenants N] [--pools N]
 //                       [--gpus-per-node N] [--writers N] [--seed N]
 //                       [--controller PATH] [--baseline PATH] [--kubeconfig PATH]
+//                       [--admission-pods N] [--install-seconds S] [--max-unavailable V]
+//                       [--agent-workers N] [--controller-qps Q] [--controller-burst B]
 //                       [--json FILE]
 //
 // Defaults: Kubernetes' documented largest cluster (tools/bench/scale/
@@ -33,8 +35,21 @@
 //      (scale/usage_probe.h: --probes pod deletions, each timed until its
 //      tenant's status.used shows it, while --churn-writers threads create
 //      and delete other pods as fast as the API server takes them).
-// Not measured yet (null in the JSON, named in "not_measured"): admission
-// throughput, the driver rollout with simulated agents.
+// Then the controller is started once more, with its client-side limits
+// raised to --controller-qps and --controller-burst (its --kube-api-qps and
+// --kube-api-burst; the runs above keep the controller's defaults, so their
+// figures are as before), and once in sync (the probed pods gone):
+//   7. admission throughput (scale/admission_burst.h): --admission-pods GPU
+//      pods at the quota gate, fitting their tenants' grants, created at
+//      once; pods per second from the first create until the last gate is
+//      removed;
+//   8. the driver rollout (scale/rollout_step.h): a simulated agent per node
+//      (scale/rollout_agents.h, all in this process), then every pool's
+//      spec.driver set to a new version with maxUnavailable
+//      --max-unavailable; the time until every pool reports it complete
+//      against the ideal (waves x --install-seconds), and the most nodes of
+//      one pool disrupted at once (permission granted or cordoned) as a
+//      recorder watching every change saw it, against the pool's limit.
 //
 // Exits non-zero when a step fails (seeding refused, the controller not in
 // sync within --sync-timeout); never on a figure.
@@ -65,9 +80,11 @@
 #include "gpupool/testenv/http_probe.h"
 #include "gpupool/testenv/ports.h"
 #include "gpupool/testenv/process.h"
+#include "scale/admission_burst.h"
 #include "scale/cluster_shape.h"
 #include "scale/parallel_writes.h"
 #include "scale/process_stats.h"
+#include "scale/rollout_step.h"
 #include "scale/seed_manifests.h"
 #include "scale/usage_probe.h"
 
@@ -92,6 +109,11 @@ struct Figures {
   double sync_s = 0, peak_rss_mib = 0, cpu_seconds = 0, rss_no_pods_mib = 0, rss_synced_mib = 0;
   double rss_bytes_per_pod = 0;
   std::uint64_t http2_responses = 0, requests = 0, connections = 0;
+  std::optional<bench::AdmissionFigures> admission;
+  std::optional<bench::RolloutFigures> rollout;
+  double install_s = 0;
+  double controller_qps = 0;
+  int controller_burst = 0;
 };
 
 // Everything seeded before the pods.
@@ -288,7 +310,8 @@ struct ControllerRun {
 // still running; peak RSS covers both), then stops it.
 ControllerRun run_controller(const std::string& controller, const std::string& kubeconfig, const std::string& log_file,
                              kube::Client& client, const bench::ClusterShape& shape, bool with_pods,
-                             std::chrono::seconds timeout, const std::function<void()>& while_synced = {}) {
+                             std::chrono::seconds timeout, const std::function<void()>& while_synced = {},
+                             const std::vector<std::string>& extra_args = {}) {
   testenv::SpawnSpec spec;
   spec.path = controller;
   // As deployed: with its webhook server, without which the quota gate and
@@ -299,6 +322,7 @@ ControllerRun run_controller(const std::string& controller, const std::string& k
   spec.args = {"--kubeconfig", kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address", probes,
                "--log-format=json", "--agent-namespace", "gpupool-system", "--webhook-bind-address", webhook,
                "--webhook-url", "https://" + webhook};
+  spec.args.insert(spec.args.end(), extra_args.begin(), extra_args.end());
   spec.log_file = log_file;
   const auto t0 = Clock::now();
   auto process = testenv::Process::spawn(spec);
@@ -369,11 +393,28 @@ void write_json(const std::string& path, const bench::ClusterShape& shape, const
       << "  \"usage_lag_p50_ms\": " << number_or_null(f.usage_lag_p50_ms) << ",\n"
       << "  \"usage_lag_p99_ms\": " << number_or_null(f.usage_lag_p99_ms) << ",\n"
       << "  \"churn_events_per_s\": " << number_or_null(f.churn_events_per_s) << ",\n"
-      << "  \"admissions_per_s\": " << number_or_null(none) << ",\n"
-      << "  \"rollout_overhead\": " << number_or_null(none) << ",\n"
-      << "  \"max_disrupted\": " << number_or_null(none) << ",\n"
-      << "  \"max_unavailable\": " << number_or_null(none) << ",\n"
-      << "  \"not_measured\": [\"admissions_per_s\", \"rollout_overhead\", \"max_disrupted\", \"max_unavailable\"]\n"
+      << "  \"controller_kube_api_qps\": " << number_or_null(f.controller_qps) << ",\n"
+      << "  \"controller_kube_api_burst\": " << f.controller_burst << ",\n"
+      << "  \"admission_pods\": " << (f.admission ? std::to_string(f.admission->pods) : "null") << ",\n"
+      << "  \"admissions_per_s\": " << number_or_null(f.admission && f.admission->pods > 0 ? std::optional(f.admission->per_second) : none) << ",\n"
+      << "  \"rollout_install_s\": " << number_or_null(f.install_s) << ",\n"
+      << "  \"rollout_s\": " << number_or_null(f.rollout ? std::optional(f.rollout->duration_s) : none) << ",\n"
+      << "  \"rollout_ideal_s\": " << number_or_null(f.rollout ? std::optional(f.rollout->ideal_s) : none) << ",\n"
+      << "  \"rollout_overhead\": " << number_or_null(f.rollout ? f.rollout->overhead : none) << ",\n"
+      << "  \"max_disrupted\": " << (f.rollout ? std::to_string(f.rollout->max_disrupted) : "null") << ",\n"
+      << "  \"max_unavailable\": " << (f.rollout ? std::to_string(f.rollout->max_unavailable) : "null") << ",\n"
+      << "  \"max_unavailable_exceeded\": " << (f.rollout ? (f.rollout->limit_exceeded ? "true" : "false") : "null") << ",\n"
+      << "  \"rollout_pools\": [";
+  if (f.rollout) {
+    for (std::size_t i = 0; i < f.rollout->pools.size(); ++i) {
+      const auto& p = f.rollout->pools[i];
+      out << (i ? ",\n    " : "\n    ") << "{\"pool\": \"" << p.pool << "\", \"nodes\": " << p.members
+          << ", \"max_unavailable\": " << p.limit << ", \"waves\": " << p.waves << ", \"max_disrupted\": " << p.max_disrupted
+          << ", \"complete_s\": " << number_or_null(p.complete_s) << "}";
+    }
+  }
+  out << "],\n"
+      << "  \"not_measured\": []\n"
       << "}\n";
 }
 
@@ -387,6 +428,10 @@ int main(int argc, char** argv) {
   std::string baseline = std::getenv("GPUPOOL_CLIENT_GO_BASELINE") ? std::getenv("GPUPOOL_CLIENT_GO_BASELINE") : "";
   int sync_timeout_s = 1800;
   int probes = 200, churn_writers = 8;
+  std::optional<std::size_t> admission_pods;
+  double install_s = 2, controller_qps = 200;
+  int controller_burst = 400, agent_workers = 8;
+  std::string max_unavailable = "10%";
   app.add_option("--nodes", shape_options.nodes, "kwok nodes")->capture_default_str();
   app.add_option("--pods", shape_options.pods, "pods")->capture_default_str();
   app.add_option("--tenants", shape_options.tenants, "tenants, each a namespace with a TenantQuota")->capture_default_str();
@@ -400,8 +445,26 @@ int main(int argc, char** argv) {
   app.add_option("--sync-timeout", sync_timeout_s, "seconds the controller may take to be in sync")->capture_default_str();
   app.add_option("--probes", probes, "pod deletions timed until their tenant's status shows them")->capture_default_str();
   app.add_option("--churn-writers", churn_writers, "threads creating and deleting pods meanwhile")->capture_default_str();
+  app.add_option("--admission-pods", admission_pods,
+                 "GPU pods created at once at the quota gate, within their tenants' grants (default: 2,000 at 5,000 "
+                 "nodes, in proportion to --nodes, at least 20; fewer when fewer fit)");
+  app.add_option("--install-seconds", install_s, "how long each simulated agent's driver install takes")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--max-unavailable", max_unavailable, "the pools' upgradeStrategy.maxUnavailable for the rollout")
+      ->capture_default_str();
+  app.add_option("--agent-workers", agent_workers, "threads running the simulated agents' passes")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--controller-qps", controller_qps,
+                 "the controller's --kube-api-qps for the admission and rollout steps (earlier runs: its default)")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--controller-burst", controller_burst, "the controller's --kube-api-burst for those steps")
+      ->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--json", json_path, "write the figures here");
   CLI11_PARSE(app, argc, argv);
+  if (!bench::resolve_max_unavailable(max_unavailable, 1)) {
+    std::fprintf(stderr, "gpupool-scale-bench: --max-unavailable %s is neither a count nor a percentage\n", max_unavailable.c_str());
+    return 2;
+  }
   log::init(log::Format::Text, "warn");
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each step's line as it happens, also into a pipe
 
@@ -485,6 +548,52 @@ int main(int argc, char** argv) {
                                              : (run.rss_mib - f.rss_no_pods_mib) * 1024.0 * 1024.0 /
                                                    static_cast<double>(shape.pods.size());
 
+    // Steps 7 and 8: a fourth controller run with raised client-side limits,
+    // in sync with the cluster as the probes left it.
+    f.install_s = install_s;
+    f.controller_qps = controller_qps;
+    f.controller_burst = controller_burst;
+    const bench::ClusterShape probed = bench::without_pods(shape, bench::probe_pods(shape, static_cast<std::size_t>(probes)));
+    const auto burst = admission_pods.value_or(bench::default_burst(shape.nodes.size()));
+    run_controller(controller, kubeconfig_path, log_dir + "/controller-admission-rollout.log", client, probed, true,
+                   std::chrono::seconds(sync_timeout_s), [&] {
+                     f.admission = bench::measure_admissions(client, probed, burst, writers, std::chrono::seconds(sync_timeout_s));
+                     std::printf("admission: %zu of %zu gated GPU pods fitted their grants; created in %.2f s, all admitted "
+                                 "after %.2f s: %.0f pods/s\n",
+                                 f.admission->pods, burst, f.admission->create_s, f.admission->admit_s, f.admission->per_second);
+                     bench::RolloutOptions ro;
+                     ro.fleet.install_time = std::chrono::milliseconds(static_cast<long long>(install_s * 1000));
+                     ro.fleet.workers = agent_workers;
+                     ro.max_unavailable = max_unavailable;
+                     ro.timeout = std::chrono::seconds(sync_timeout_s);
+                     f.rollout = bench::measure_rollout(client, shape, ro);
+                     const auto& r = *f.rollout;
+                     std::printf("rollout: %zu simulated agents in step with their pools after %.2f s; every pool complete "
+                                 "%.2f s after the driver change (ideal %.1f s); %zu changes recorded; agents: %llu passes, "
+                                 "%llu status writes, %llu cordons, %llu installs, %llu conflicts, %llu errors, %llu lease "
+                                 "renewals (%llu failed)\n",
+                                 shape.nodes.size(), r.fleet_in_step_s, r.duration_s, r.ideal_s, r.events,
+                                 static_cast<unsigned long long>(r.fleet.passes), static_cast<unsigned long long>(r.fleet.status_writes),
+                                 static_cast<unsigned long long>(r.fleet.cordons), static_cast<unsigned long long>(r.fleet.installs),
+                                 static_cast<unsigned long long>(r.fleet.conflicts), static_cast<unsigned long long>(r.fleet.errors),
+                                 static_cast<unsigned long long>(r.fleet.lease_renewals),
+                                 static_cast<unsigned long long>(r.fleet.lease_failures));
+                     auto ms = [](const std::optional<double>& s) { return s ? *s * 1000 : -1.0; };
+                     std::printf("rollout time per node, means as the recorder saw it (ms): grant to cordon %.0f, cordon "
+                                 "to uncordon %.0f (install %.0f), uncordon to withdrawal %.0f; withdrawal to the next "
+                                 "grant in its pool %.0f\n",
+                                 ms(r.phases.grant_to_cordon), ms(r.phases.cordon_to_uncordon), install_s * 1000,
+                                 ms(r.phases.uncordon_to_withdrawal), ms(r.phases.withdrawal_to_next_grant));
+                     std::printf("%-10s %6s %6s %6s %10s %10s  %s\n", "pool", "nodes", "limit", "waves", "disrupted", "done (s)",
+                                 "worst moment");
+                     for (const auto& p : r.pools) {
+                       std::printf("%-10s %6d %6d %6d %10d %10.2f  %s%s\n", p.pool.c_str(), p.members, p.limit, p.waves,
+                                   p.max_disrupted, p.complete_s, p.max_disrupted > p.limit ? "LIMIT EXCEEDED " : "",
+                                   p.worst.c_str());
+                     }
+                   },
+                   {"--kube-api-qps", std::to_string(controller_qps), "--kube-api-burst", std::to_string(controller_burst)});
+
     std::printf("\n%-34s %12s\n", "figure", "value");
     std::printf("%-34s %12.0f\n", "seed pods/s", f.seed_pods_per_s);
     std::printf("%-34s %12.2f\n", "list floor (s)", f.list_floor_s);
@@ -504,7 +613,21 @@ int main(int argc, char** argv) {
       std::printf("%-34s %12.1f\n", "usage delay p99 (ms)", *f.usage_lag_p99_ms);
       std::printf("%-34s %12.0f\n", "  with churn (pod events/s)", f.churn_events_per_s);
     }
-    std::printf("not measured yet: admission throughput, rollout with simulated agents\n");
+    std::printf("%-34s %12s\n", "steps 7-8: controller QPS/burst", (std::to_string(static_cast<int>(controller_qps)) + "/" +
+                                                                    std::to_string(controller_burst)).c_str());
+    if (f.admission && f.admission->pods > 0) {
+      std::printf("%-34s %12.0f\n", ("admissions/s (" + std::to_string(f.admission->pods) + " gated pods)").c_str(),
+                  f.admission->per_second);
+    }
+    if (f.rollout) {
+      const auto& r = *f.rollout;
+      std::printf("%-34s %12.2f\n", "rollout, all pools complete (s)", r.duration_s);
+      std::printf("%-34s %12.2f\n", ("  ideal (waves x " + std::to_string(install_s).substr(0, 4) + " s)").c_str(), r.ideal_s);
+      std::printf("%-34s %12.3f\n", "  rollout overhead", r.overhead.value_or(0));
+      std::printf("%-34s %12d\n", "max unavailable (largest pool limit)", r.max_unavailable);
+      std::printf("%-34s %12d\n", "max disrupted at once (one pool)", r.max_disrupted);
+      std::printf("%-34s %12s\n", "  limit exceeded", r.limit_exceeded ? "YES" : "no");
+    }
     if (!json_path.empty()) write_json(json_path, shape, f);
     return 0;
   } catch (const std::exception& e) {

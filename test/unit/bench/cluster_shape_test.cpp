@@ -184,3 +184,28 @@ TEST(UsageProbe, PercentilesAreNearestRank) {
 
 }  // namespace
 }  // namespace gpupool::bench
+
+namespace gpupool::bench {
+namespace {
+
+TEST(ClusterShape, WithoutPodsTakesTheirDevicesFromTheirTenants) {
+  ShapeOptions o;
+  o.nodes = 8, o.pools = 4, o.tenants = 3, o.pods = 100, o.gpus_per_node = 2;
+  const ClusterShape s = make_shape(o);
+  std::vector<std::size_t> gone;
+  std::vector<int> want = s.tenant_used;
+  for (std::size_t i = 0; i < s.pods.size() && gone.size() < 5; ++i) {
+    gone.push_back(i);  // GPU pods and others alike
+    if (s.pods[i].gpu) --want[static_cast<std::size_t>(s.pods[i].tenant)];
+  }
+  const ClusterShape after = without_pods(s, gone);
+  EXPECT_EQ(after.tenant_used, want);
+  std::size_t gpu_gone = 0;
+  for (std::size_t i : gone) gpu_gone += s.pods[i].gpu ? 1 : 0;
+  EXPECT_EQ(after.gpu_pods, s.gpu_pods - gpu_gone);
+  EXPECT_EQ(after.pods.size(), s.pods.size());
+  EXPECT_EQ(after.pool_members, s.pool_members);
+}
+
+}  // namespace
+}  // namespace gpupool::bench

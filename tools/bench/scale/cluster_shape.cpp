@@ -42,6 +42,17 @@ void require(bool ok, const char* what) {
 
 }  // namespace
 
+ClusterShape without_pods(const ClusterShape& shape, const std::vector<std::size_t>& deleted) {
+  ClusterShape out = shape;
+  for (std::size_t i : deleted) {
+    const PodShape& p = shape.pods.at(i);
+    if (!p.gpu) continue;
+    --out.tenant_used[static_cast<std::size_t>(p.tenant)];
+    --out.gpu_pods;
+  }
+  return out;
+}
+
 std::string pod_name(std::size_t index) { return numbered("pod-", 6, index); }
 
 ClusterShape make_shape(const ShapeOptions& o) {

@@ -80,6 +80,11 @@ struct ClusterShape {
 // (nodes, pools, tenants >= 1; pods >= 0; gpus_per_node 1..16; pools <= nodes).
 ClusterShape make_shape(const ShapeOptions& options);
 
+// What the statuses must say once the GPU pods `deleted` (indexes into
+// pods, e.g. the usage probes') are gone: tenant_used and gpu_pods less
+// theirs. `pods` still lists them (a pod asking for no GPU is left as is).
+ClusterShape without_pods(const ClusterShape& shape, const std::vector<std::size_t>& deleted);
+
 // The label every bench node carries with its pool's name (the pools' nodeSelector).
 inline constexpr const char* kBenchPoolLabel = "gpupool.io/bench-pool";
 

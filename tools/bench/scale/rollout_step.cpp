@@ -1,0 +1,117 @@
+#include "rollout_step.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <thread>
+
+#include "gpupool/kube/json_access.h"
+#include "rollout_figures.h"
+#include "rollout_recorder.h"
+
+namespace gpupool::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const kube::ResourceRef kPools{{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""};
+
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// The pools of `targets` whose status does not say complete at their target yet.
+std::vector<std::string> not_complete(kube::Client& client, const std::map<std::string, std::string>& targets) {
+  std::map<std::string, bool> done;
+  const auto list = client.list(kPools);
+  for (const auto& p : list["items"].GetArray()) {
+    const std::string name = kube::string_of(kube::value_at(p, {"metadata", "name"}));
+    auto t = targets.find(name);
+    if (t != targets.end()) done[name] = rollout_complete(p, t->second);
+  }
+  std::vector<std::string> out;
+  for (const auto& [pool, target] : targets) {
+    if (!done[pool]) out.push_back(pool);
+  }
+  return out;
+}
+
+std::string driver_patch(const std::string& vendor, const std::string& version, const std::string& max_unavailable) {
+  const std::string image = vendor == "amd" ? "registry.example.com/amdgpu-driver:" + version
+                                            : "nvcr.io/nvidia/driver:" + version + "-ubuntu22.04";
+  return R"({"spec":{"driver":{"version":")" + version + R"(","installer":{"kind":"container","image":")" + image +
+         R"("},"upgradeStrategy":{"maxUnavailable":")" + max_unavailable + R"("}}}})";
+}
+
+}  // namespace
+
+RolloutFigures measure_rollout(kube::Client& client, const ClusterShape& shape, const RolloutOptions& options) {
+  RolloutFigures f;
+  std::map<std::string, std::string> current, next, pool_of;
+  for (const auto& p : shape.pools) {
+    current[p.name] = p.driver;
+    next[p.name] = p.vendor == "amd" ? kNewAmdDriver : kNewNvidiaDriver;
+  }
+  for (const auto& n : shape.nodes) pool_of[n.name] = shape.pools[static_cast<std::size_t>(n.pool)].name;
+  if (!resolve_max_unavailable(options.max_unavailable, 1)) {
+    throw std::invalid_argument("--max-unavailable " + options.max_unavailable + " is not a count or a percentage");
+  }
+
+  const auto fleet_start = Clock::now();
+  AgentFleet fleet(client, shape, options.fleet);
+  // In step: every pool reports its members up to date at its current version.
+  for (;;) {
+    const auto left = not_complete(client, current);
+    if (left.empty()) break;
+    if (Clock::now() - fleet_start > options.timeout) {
+      throw std::runtime_error("with the simulated agents running, " + std::to_string(left.size()) +
+                               " pools did not report their nodes up to date within the timeout (first: " + left.front() + ")");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));  // the poll interval
+  }
+  f.fleet_in_step_s = seconds(Clock::now() - fleet_start);
+
+  RolloutRecorder recorder(client, next);
+  if (!recorder.wait_primed(shape.nodes.size(), shape.nodes.size(), shape.pools.size(), Clock::now() + std::chrono::minutes(2))) {
+    throw std::runtime_error("the rollout recorder's watches did not deliver the current state within 2 minutes");
+  }
+  const auto t0 = Clock::now();
+  for (const auto& p : shape.pools) {
+    client.patch(kPools.with_name(p.name), kube::PatchType::MergePatch,
+                 driver_patch(p.vendor, next[p.name], options.max_unavailable));
+  }
+  if (!recorder.wait_complete(t0 + options.timeout)) {
+    throw std::runtime_error("the driver rollout was not complete within the timeout: " + recorder.incomplete());
+  }
+  const auto completed = recorder.completed();
+  f.fleet = fleet.counts();
+  fleet.stop();
+
+  const auto events = recorder.events();
+  const auto worst = worst_disruption(events, pool_of);
+  f.phases = phase_delays(events, pool_of);
+  f.events = events.size();
+  std::vector<PoolRolloutShape> shapes;
+  for (const auto& p : shape.pools) {
+    PoolRolloutFigures pf;
+    pf.pool = p.name;
+    pf.members = p.node_count;
+    const auto limit = resolve_max_unavailable(options.max_unavailable, p.node_count);
+    if (!limit) throw std::invalid_argument("--max-unavailable " + options.max_unavailable + " is not a count or a percentage");
+    pf.limit = *limit;
+    pf.waves = rollout_waves(p.node_count, pf.limit);
+    const auto& w = worst.at(p.name);
+    pf.max_disrupted = w.disrupted;
+    pf.worst = "at revision " + std::to_string(w.resource_version) + ":";
+    for (const auto& n : w.nodes) pf.worst += " " + n;
+    pf.complete_s = seconds(completed.at(p.name) - t0);
+    f.duration_s = std::max(f.duration_s, pf.complete_s);
+    f.max_unavailable = std::max(f.max_unavailable, pf.limit);
+    f.max_disrupted = std::max(f.max_disrupted, pf.max_disrupted);
+    f.limit_exceeded = f.limit_exceeded || pf.max_disrupted > pf.limit;
+    shapes.push_back({p.name, pf.members, pf.limit});
+    f.pools.push_back(std::move(pf));
+  }
+  f.ideal_s = ideal_rollout_seconds(shapes, std::chrono::duration<double>(options.fleet.install_time).count());
+  f.overhead = rollout_overhead(f.duration_s, f.ideal_s);
+  return f;
+}
+
+}  // namespace gpupool::bench

@@ -1,0 +1,60 @@
+// gpupool-scale-bench's driver rollout (step 8), with the controller
+// running: starts the simulated agent fleet (rollout_agents.h), waits until
+// every pool reports its rollout complete at the version its nodes run
+// (the fleet in step with its pools), starts the recorder
+// (rollout_recorder.h), then sets every pool's spec.driver to a new version
+// (NVIDIA pools kNewNvidiaDriver, AMD pools kNewAmdDriver) with
+// upgradeStrategy.maxUnavailable `max_unavailable`, and times it until every
+// pool reports the rollout complete. The fleet and the recorder are stopped
+// before it returns, also on failure (std::runtime_error: the fleet not in
+// step, or the rollout not complete, within `timeout`).
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster_shape.h"
+#include "gpupool/kube/client.h"
+#include "rollout_agents.h"
+#include "rollout_figures.h"
+
+namespace gpupool::bench {
+
+inline constexpr const char* kNewNvidiaDriver = "580.82.07";
+inline constexpr const char* kNewAmdDriver = "6.14.14";
+
+struct RolloutOptions {
+  FleetOptions fleet;
+  std::string max_unavailable = "10%";
+  std::chrono::seconds timeout{std::chrono::minutes(30)};
+};
+
+struct PoolRolloutFigures {
+  std::string pool;
+  int members = 0;
+  int limit = 0;          // maxUnavailable as a node count
+  int waves = 0;
+  int max_disrupted = 0;  // most of its nodes granted or cordoned at once
+  std::string worst;      // "at revision N: node, node"
+  double complete_s = 0;  // from the first pool patch until its status said complete
+};
+
+struct RolloutFigures {
+  double fleet_in_step_s = 0;  // from the fleet's start until every pool was complete at its current version
+  double duration_s = 0;       // from the first pool patch until the last pool was complete
+  double ideal_s = 0;
+  std::optional<double> overhead;
+  int max_unavailable = 0;     // the largest per-pool limit
+  int max_disrupted = 0;       // the most nodes of one pool disrupted at once
+  bool limit_exceeded = false; // some pool had more disrupted at once than its own limit
+  std::size_t events = 0;      // changes the recorder saw
+  PhaseDelays phases;          // where the time went (rollout_figures.h)
+  FleetCounts fleet;
+  std::vector<PoolRolloutFigures> pools;
+};
+
+RolloutFigures measure_rollout(kube::Client& client, const ClusterShape& shape, const RolloutOptions& options);
+
+}  // namespace gpupool::bench
