@@ -2,9 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include <condition_variable>
-#include <mutex>
-
+#include "gpupool/common/stoppable_sleep.h"
 #include "gpupool/kube/backoff.h"
 #include "gpupool/kube/errors.h"
 
@@ -12,8 +10,6 @@ namespace gpupool::kube {
 
 std::optional<std::string> get_when_reachable(Client& client, const std::string& path, std::stop_token stop) {
   Backoff backoff(std::chrono::milliseconds(500), std::chrono::seconds(10));
-  std::mutex mu;
-  std::condition_variable_any cv;
   for (;;) {
     if (stop.stop_requested()) return std::nullopt;
     std::string why;
@@ -25,11 +21,9 @@ std::optional<std::string> get_when_reachable(Client& client, const std::string&
     } catch (const TransportError& e) {
       why = e.what();
     }
-    const auto wait = backoff.next();
-    spdlog::warn("the API server does not answer GET {} yet ({}); trying again in {} ms", path, why,
-                 std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
-    std::unique_lock lock(mu);
-    if (cv.wait_for(lock, stop, wait, [] { return false; }) || stop.stop_requested()) return std::nullopt;
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(backoff.next());
+    spdlog::warn("the API server does not answer GET {} yet ({}); trying again in {} ms", path, why, wait.count());
+    if (!common::sleep_for(wait, stop)) return std::nullopt;
   }
 }
 

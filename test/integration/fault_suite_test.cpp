@@ -18,7 +18,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <csignal>
 #include <fstream>
 #include <sstream>
@@ -28,6 +27,7 @@
 #include <random>
 #include <thread>
 
+#include "gpupool/common/stoppable_sleep.h"
 #include "gpupool/faultproxy/fault_proxy.h"
 #include "gpupool/kube/base64.h"
 #include "gpupool/testenv/serving_cert.h"
@@ -55,14 +55,9 @@ std::string tenant_pod(const std::string& ns, const std::string& name) {
          R"("resources":{"limits":{"nvidia.com/gpu":"1"}}}]}})";
 }
 
-// Waits `d` unless stopped first: paces the load and fault threads (this is
-// their rhythm, not a wait for a condition).
-bool pause_for(std::chrono::milliseconds d, std::stop_token stop) {
-  std::mutex mu;
-  std::condition_variable_any cv;
-  std::unique_lock lock(mu);
-  return !cv.wait_for(lock, stop, d, [] { return false; }) && !stop.stop_requested();
-}
+// The load and fault threads' rhythm (not a wait for a condition): false
+// once stopped.
+bool pause_for(std::chrono::milliseconds d, std::stop_token stop) { return common::sleep_for(d, stop); }
 
 class FaultSuiteTest : public QuotaTest {
  protected:
