@@ -36,6 +36,7 @@ NOT_REACHED = {
 # Names a test gives an object whose name a flag sets, -> the default the roles name.
 NAME_ALIASES = {
     "external-webhook-tls": "gpupool-webhook-tls",  # webhook_rotation_test: --webhook-secret (cert-manager's)
+    "fault-webhook-tls": "gpupool-webhook-tls",  # fault_suite_test: --webhook-secret (cert-manager's)
 }
 
 
