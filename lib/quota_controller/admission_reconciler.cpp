@@ -269,6 +269,8 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
       failed = true;
       continue;
     }
+    // Logged for every admission, also when the informer was quicker than the lock below.
+    spdlog::info("pod {}: admitted by TenantQuota {} (pool {})", key, p.charge->quota, quota_pool);
     std::lock_guard lock(mu_);
     // The informer may have delivered the gate's removal, or the pod's end, meanwhile: then it is counted already.
     if (!pending_.contains(key)) continue;
@@ -277,7 +279,6 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
     pool_ledger_.set(key, quota::PodCharge{p.pool, p.devices, quota::PodQuotaState::admitted});
     pending_.erase(key);
     told_.erase(key);
-    spdlog::info("pod {}: admitted by TenantQuota {} (pool {})", key, p.charge->quota, quota_pool);
   }
 
   // 2b. Reclaim for pods waiting within their guarantee past the grace period.
