@@ -25,7 +25,11 @@ int main(int argc, char** argv) {
 
   CLI::App app{"gpupool-controller: reconciles GPUPool, GPUPolicy and TenantQuota objects"};
   std::string kubeconfig, context, log_format = "text", log_level = "info";
-  double qps = 20;
+  // No client-side limit by default: the API server's priority and fairness
+  // protects it (SIG API Machinery's advice, controller-runtime's default
+  // since v0.21); a limit of 20 made a start with 2,000 quota statuses to
+  // write take minutes.
+  double qps = 0;
   int burst = 30;
   int concurrency = 1;
   std::string agent_namespace = "gpupool-system", mig_parted_path;
@@ -91,8 +95,8 @@ int main(int argc, char** argv) {
   duration_flag("--webhook-cert-validity", wo.certificates.serving_validity, "8760h", "Validity of the webhook's serving certificate, re-issued with a third left");
   duration_flag("--webhook-ca-validity", wo.certificates.ca_validity, "43800h", "Validity of the webhook's CA, replaced with a third left");
   duration_flag("--webhook-cert-check-interval", wo.check_interval, "1m", "How often the webhook's Secret is read again and rotated when due");
-  app.add_option("--kube-api-qps", qps, "Queries per second to the API server")->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("--kube-api-burst", burst, "Burst of queries to the API server")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--kube-api-qps", qps, "Queries per second to the API server (client-side limit); 0: none, the API server's priority and fairness applies")->capture_default_str()->check(CLI::NonNegativeNumber);
+  app.add_option("--kube-api-burst", burst, "Burst of queries to the API server, with --kube-api-qps")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--log-format", log_format, "Log format: text or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
   app.add_option("--log-level", log_level, "Log level")->capture_default_str()
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));

@@ -580,10 +580,11 @@ int main(int argc, char** argv) {
                                  static_cast<unsigned long long>(r.fleet.lease_failures));
                      auto ms = [](const std::optional<double>& s) { return s ? *s * 1000 : -1.0; };
                      std::printf("rollout time per node, means as the recorder saw it (ms): grant to cordon %.0f, cordon "
-                                 "to uncordon %.0f (install %.0f), uncordon to withdrawal %.0f; withdrawal to the next "
-                                 "grant in its pool %.0f\n",
+                                 "to uncordon %.0f (install %.0f), uncordon to withdrawal %.0f (to the agent's report "
+                                 "%.0f, report to withdrawal %.0f); withdrawal to the next grant in its pool %.0f\n",
                                  ms(r.phases.grant_to_cordon), ms(r.phases.cordon_to_uncordon), install_s * 1000,
-                                 ms(r.phases.uncordon_to_withdrawal), ms(r.phases.withdrawal_to_next_grant));
+                                 ms(r.phases.uncordon_to_withdrawal), ms(r.phases.uncordon_to_report),
+                                 ms(r.phases.report_to_withdrawal), ms(r.phases.withdrawal_to_next_grant));
                      std::printf("%-10s %6s %6s %6s %10s %10s  %s\n", "pool", "nodes", "limit", "waves", "disrupted", "done (s)",
                                  "worst moment");
                      for (const auto& p : r.pools) {

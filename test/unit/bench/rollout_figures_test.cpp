@@ -103,6 +103,53 @@ TEST(RolloutFigures, PhaseDelaysFollowEachNodeThroughItsSteps) {
   EXPECT_FALSE(none.grant_to_cordon || none.cordon_to_uncordon || none.uncordon_to_withdrawal || none.withdrawal_to_next_grant);
 }
 
+TEST(RolloutFigures, PhaseDelaysSplitTheWaitForWithdrawalAtTheAgentsReport) {
+  const std::map<std::string, std::string> pools = {{"a1", "a"}, {"a2", "a"}};
+  // a1: granted 1.0, a report before the cordon (ignored: the old generation's
+  // kind), cordoned 1.1, uncordoned 3.0, reported 3.4, reported again 3.5
+  // (the first counts), withdrawn 4.0. a2: no report before its withdrawal.
+  const std::vector<DisruptionEvent> events = {
+      {10, Kind::granted, "a1", true, 1.0},   {11, Kind::reported, "a1", true, 1.05},
+      {12, Kind::cordoned, "a1", true, 1.1},  {13, Kind::reported, "a1", false, 1.2},
+      {14, Kind::cordoned, "a1", false, 3.0}, {15, Kind::reported, "a1", true, 3.4},
+      {16, Kind::reported, "a1", true, 3.5},  {17, Kind::granted, "a1", false, 4.0},
+      {18, Kind::granted, "a2", true, 4.1},   {19, Kind::cordoned, "a2", true, 4.2},
+      {20, Kind::cordoned, "a2", false, 6.2}, {21, Kind::granted, "a2", false, 6.4},
+  };
+  const auto d = phase_delays(events, pools);
+  EXPECT_NEAR(*d.uncordon_to_report, 0.4, 1e-9);
+  EXPECT_NEAR(*d.report_to_withdrawal, 0.6, 1e-9);
+  EXPECT_NEAR(*d.uncordon_to_withdrawal, 0.6, 1e-9);  // (1.0 + 0.2) / 2
+  // Reports are not disruptions.
+  const auto w = worst_disruption({{10, Kind::reported, "a1", true}, {11, Kind::reported, "a2", true}}, pools);
+  EXPECT_EQ(w.at("a").disrupted, 0);
+}
+
+TEST(RolloutFigures, ReportsUpToDateOnlyForTheCurrentGenerationWithBothConditionsTrue) {
+  auto gpunode = [](int generation, int observed, const std::string& driver, int driver_gen, const std::string& partition) {
+    return R"({"metadata":{"name":"n","generation":)" + std::to_string(generation) + R"(},"status":{"observedGeneration":)" +
+           std::to_string(observed) + R"(,"conditions":[{"type":"DriverReady","status":")" + driver +
+           R"(","observedGeneration":)" + std::to_string(driver_gen) + R"(},{"type":"PartitionReady","status":")" +
+           partition + R"(","observedGeneration":)" + std::to_string(generation) + "}]}}";
+  };
+  struct Case {
+    std::string json;
+    bool want;
+  } cases[] = {
+      {gpunode(3, 3, "True", 3, "True"), true},
+      {gpunode(3, 2, "True", 3, "True"), false},   // status of an older generation
+      {gpunode(3, 3, "True", 2, "True"), false},   // DriverReady of an older generation
+      {gpunode(3, 3, "False", 3, "True"), false},  // installing
+      {gpunode(3, 3, "True", 3, "False"), false},  // layout not applied
+      {R"({"metadata":{"name":"n","generation":1}})", false},
+      {R"({"metadata":{"name":"n","generation":1},"status":{"observedGeneration":1,"conditions":{}}})", false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.json);
+    EXPECT_EQ(reports_up_to_date(kube::parse_json(c.json)), c.want);
+  }
+}
+
 std::string pool_json(int generation, int observed, const std::string& target, int total, int updated, int pending,
                       const std::string& reason, int condition_generation) {
   return R"({"metadata":{"name":"p","generation":)" + std::to_string(generation) + R"(},"status":{"observedGeneration":)" +

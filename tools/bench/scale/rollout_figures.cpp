@@ -61,6 +61,7 @@ std::map<std::string, WorstMoment> worst_disruption(std::vector<DisruptionEvent>
   for (const auto& e : events) {
     const auto pool = pool_of.find(e.node);
     if (pool == pool_of.end()) continue;
+    if (e.kind == DisruptionEvent::Kind::reported) continue;
     auto& f = flags[e.node];
     (e.kind == DisruptionEvent::Kind::granted ? f.granted : f.cordoned) = e.on;
     auto& set = now[pool->second];
@@ -88,10 +89,10 @@ PhaseDelays phase_delays(std::vector<DisruptionEvent> events, const std::map<std
     void add(double d) { sum += d, ++n; }
     std::optional<double> get() const { return n ? std::optional(sum / n) : std::nullopt; }
   };
-  Mean gc, cu, uw, wg;
+  Mean gc, cu, uw, wg, ur, rw;
   struct NodeState {
     bool granted = false, cordoned = false;
-    std::optional<double> granted_at, cordoned_at, uncordoned_at;
+    std::optional<double> granted_at, cordoned_at, uncordoned_at, reported_at;
   };
   std::map<std::string, NodeState> nodes;
   std::map<std::string, double> last_withdrawal;  // pool -> when its last permission went
@@ -99,9 +100,14 @@ PhaseDelays phase_delays(std::vector<DisruptionEvent> events, const std::map<std
     const auto pool = pool_of.find(e.node);
     if (pool == pool_of.end()) continue;
     auto& n = nodes[e.node];
-    if (e.kind == DisruptionEvent::Kind::granted) {
+    if (e.kind == DisruptionEvent::Kind::reported) {
+      if (e.on && n.granted && n.cordoned_at && !n.reported_at) {
+        n.reported_at = e.seen_s;
+        if (n.uncordoned_at) ur.add(e.seen_s - *n.uncordoned_at);
+      }
+    } else if (e.kind == DisruptionEvent::Kind::granted) {
       if (e.on && !n.granted) {
-        n = NodeState{true, n.cordoned, e.seen_s, std::nullopt, std::nullopt};
+        n = NodeState{true, n.cordoned, e.seen_s, std::nullopt, std::nullopt, std::nullopt};
         if (auto w = last_withdrawal.find(pool->second); w != last_withdrawal.end()) {
           wg.add(e.seen_s - w->second);
           last_withdrawal.erase(w);
@@ -109,6 +115,7 @@ PhaseDelays phase_delays(std::vector<DisruptionEvent> events, const std::map<std
       } else if (!e.on && n.granted) {
         n.granted = false;
         if (n.uncordoned_at) uw.add(e.seen_s - *n.uncordoned_at);
+        if (n.reported_at) rw.add(e.seen_s - *n.reported_at);
         last_withdrawal[pool->second] = e.seen_s;
       }
     } else if (e.on && !n.cordoned) {
@@ -125,7 +132,23 @@ PhaseDelays phase_delays(std::vector<DisruptionEvent> events, const std::map<std
       }
     }
   }
-  return {gc.get(), cu.get(), uw.get(), wg.get()};
+  return {gc.get(), cu.get(), uw.get(), wg.get(), ur.get(), rw.get()};
+}
+
+bool reports_up_to_date(const rapidjson::Value& gpunode) {
+  const auto generation = int_at(gpunode, {"metadata", "generation"});
+  if (!generation || int_at(gpunode, {"status", "observedGeneration"}) != generation) return false;
+  const rapidjson::Value* conditions = kube::value_at(gpunode, {"status", "conditions"});
+  if (conditions == nullptr || !conditions->IsArray()) return false;
+  auto holds = [&](std::string_view type) {
+    for (const auto& c : conditions->GetArray()) {
+      if (kube::string_of(kube::value_at(c, {"type"})) != type) continue;
+      return kube::string_of(kube::value_at(c, {"status"})) == "True" &&
+             int_at(c, {"observedGeneration"}) == generation;
+    }
+    return false;
+  };
+  return holds("DriverReady") && holds("PartitionReady");
 }
 
 bool rollout_complete(const rapidjson::Value& pool, const std::string& target_version) {

@@ -46,10 +46,11 @@ double ideal_rollout_seconds(const std::vector<PoolRolloutShape>& pools, double 
 std::optional<double> rollout_overhead(double measured_s, double ideal_s);
 
 // One observed state of one node: its GPUNode's spec.disruptionAllowed
-// (kind granted) or its Node's spec.unschedulable (kind cordoned); `on` is
-// false for a deleted object.
+// (kind granted), its Node's spec.unschedulable (kind cordoned), or whether
+// its GPUNode's status reports it up to date (kind reported; see
+// reports_up_to_date; not a disruption); `on` is false for a deleted object.
 struct DisruptionEvent {
-  enum class Kind { granted, cordoned };
+  enum class Kind { granted, cordoned, reported };
   std::uint64_t resource_version = 0;
   Kind kind = Kind::granted;
   std::string node;
@@ -74,12 +75,22 @@ std::map<std::string, WorstMoment> worst_disruption(std::vector<DisruptionEvent>
 // recorder's arrival times: from a node's grant to its cordon (the agent
 // taking it up), from the cordon to the uncordon (the install and the
 // agent's passes), from the uncordon to the withdrawal of its permission
-// (the agent's report and the controller taking it in), and from a
-// withdrawal in a pool to the next grant there (the controller's next turn).
+// (the agent's report and the controller taking it in), split at the
+// agent's report of the node up to date (the first after its cordon):
+// uncordon to report (the agent) and report to withdrawal (the controller);
+// and from a withdrawal in a pool to the next grant there (the controller's
+// next turn).
 struct PhaseDelays {
   std::optional<double> grant_to_cordon, cordon_to_uncordon, uncordon_to_withdrawal, withdrawal_to_next_grant;
+  std::optional<double> uncordon_to_report, report_to_withdrawal;
 };
 PhaseDelays phase_delays(std::vector<DisruptionEvent> events, const std::map<std::string, std::string>& pool_of);
+
+// Whether a GPUNode (its JSON) reports itself up to date as the controller
+// reads it (lib/pool_controller gpunode_state): status.observedGeneration is
+// metadata.generation and the conditions DriverReady and PartitionReady are
+// True for that generation.
+bool reports_up_to_date(const rapidjson::Value& gpunode);
 
 // Whether a GPUPool (its JSON) reports its rollout to `target_version`
 // complete: status.observedGeneration is metadata.generation,

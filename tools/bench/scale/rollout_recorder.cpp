@@ -79,6 +79,12 @@ void RolloutRecorder::on_object(int stream, bool deleted, const rapidjson::Docum
     e.node = name;
     e.on = !deleted && flag(obj, stream == kGpuNodeStream ? "disruptionAllowed" : "unschedulable");
     e.seen_s = std::chrono::duration<double>(Clock::now() - start_).count();
+    if (stream == kGpuNodeStream) {
+      DisruptionEvent r = e;
+      r.kind = DisruptionEvent::Kind::reported;
+      r.on = !deleted && reports_up_to_date(obj);
+      events_.push_back(std::move(r));
+    }
     events_.push_back(std::move(e));
   }
   cv_.notify_all();
