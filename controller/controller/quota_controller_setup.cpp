@@ -6,6 +6,7 @@
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/resource.h"
 #include "gpupool/metrics/registry.h"
+#include "gpupool/quota/gpu_resources.h"
 
 namespace gpupool::controller {
 namespace {
@@ -103,7 +104,13 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
   manager.add(*gate_config_controller_);
 
   // Admission: one pass for all quotas (one queue key), the pods' usage kept by the informer's handler.
-  auto pods = manager.informers().get<kube::PodProjection>({kube::core::pods(), "", "", ""});
+  // Only pods that request GPUs count anywhere here (charging, the gate,
+  // reclaim): the store keeps no others (half the pods of the benchmark's
+  // cluster, and as much of the controller's memory).
+  const runtime::InformerFilter<kube::PodProjection> gpu_pods{"requests-gpu", [](const kube::PodProjection& p) {
+                                                               return quota::requests_gpu(p);
+                                                             }};
+  auto pods = manager.informers().get<kube::PodProjection>({kube::core::pods(), "", "", ""}, {}, gpu_pods);
   quota_controller::AdmissionStores stores{pods->store(), quotas->store(), pools->store(), policies->store(),
                                            gpunodes->store(), namespaces->store()};
   // DRA claims, where the API server serves resource.k8s.io/v1 (an informer of an API that is not

@@ -2,6 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
+
+#include "gpupool/common/parallel.h"
+
 #include "gpupool/api/codec.h"
 #include "gpupool/api/conditions.h"
 #include "gpupool/kube/errors.h"
@@ -16,6 +20,9 @@
 
 namespace gpupool::quota_controller {
 namespace {
+
+// Requests one pass has in flight at once (pods' gates, quotas' statuses).
+constexpr std::size_t kRequestsInFlight = 8;
 
 using Doc = rapidjson::Document;
 using runtime::Result;
@@ -257,9 +264,14 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
 
   // 2. Admit in order while they fit.
   const quota::AdmissionDecision decision = quota::decide_admissions(gated, budgets, pool_free);
-  bool failed = false;
-  for (const auto& key : decision.admit) {
-    if (stop.stop_requested()) return Result::requeue();
+  // Each admission is its own request, a few at once (all of them fit together).
+  std::atomic<bool> failed = false;
+  common::for_each_parallel(decision.admit.size(), kRequestsInFlight, [&](std::size_t i) {
+    const std::string& key = decision.admit[i];
+    if (stop.stop_requested()) {
+      failed = true;  // looked at again after the restart or by the next leader
+      return;
+    }
     const Pending& p = pending.at(key);
     const std::string quota_pool = [&] {
       std::lock_guard lock(mu_);
@@ -267,19 +279,20 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
     }();
     if (!patch_pod(key, p, &quota_pool)) {
       failed = true;
-      continue;
+      return;
     }
     // Logged for every admission, also when the informer was quicker than the lock below.
     spdlog::info("pod {}: admitted by TenantQuota {} (pool {})", key, p.charge->quota, quota_pool);
     std::lock_guard lock(mu_);
     // The informer may have delivered the gate's removal, or the pod's end, meanwhile: then it is counted already.
-    if (!pending_.contains(key)) continue;
+    if (!pending_.contains(key)) return;
     assumed_.insert(key);
     ledger_.set(key, quota::PodCharge{p.charge->quota, p.charge->charge, quota::PodQuotaState::admitted});
     pool_ledger_.set(key, quota::PodCharge{p.pool, p.devices, quota::PodQuotaState::admitted});
     pending_.erase(key);
     told_.erase(key);
-  }
+  });
+  if (stop.stop_requested()) return Result::requeue();
 
   // 2b. Reclaim for pods waiting within their guarantee past the grace period.
   const auto now = std::chrono::steady_clock::now();
@@ -384,6 +397,11 @@ void AdmissionReconciler::write_usage(const std::map<std::string, quota::Amounts
     }
   }
   std::map<std::string, QuotaFigures> figures;
+  struct Write {
+    std::string key;
+    quota::Amounts used, waiting, borrowed;
+  };
+  std::vector<Write> writes;
   for (const auto& [key, uw] : usage) {
     const auto& [used, waiting] = uw;
     quota::Amounts borrowed;
@@ -402,6 +420,14 @@ void AdmissionReconciler::write_usage(const std::map<std::string, quota::Amounts
                      amounts_at(current->doc, "borrowed") == borrowed)) {
       continue;
     }
+    writes.push_back({key, used, waiting, borrowed});
+  }
+  // One status per quota, a few at once: a usage change never waits for all the others'.
+  common::for_each_parallel(writes.size(), kRequestsInFlight, [&](std::size_t i) {
+    const Write& w = writes[i];
+    const std::string& key = w.key;
+    const quota::Amounts &used = w.used, &waiting = w.waiting, &borrowed = w.borrowed;
+    const auto req = runtime::Request::from_key(key);
     try {
       runtime::update_status(
           client_, kube::ResourceRef{{"gpupool.io", "v1alpha1", "tenantquotas"}, req.ns, req.name, ""}, [&](Doc& doc) {
@@ -425,7 +451,7 @@ void AdmissionReconciler::write_usage(const std::map<std::string, quota::Amounts
     } catch (const kube::ApiError& e) {
       if (!e.is_not_found()) spdlog::warn("TenantQuota {}: writing usage failed: {}", key, e.what());
     }
-  }
+  });
   metrics_.publish(figures);
 }
 

@@ -62,7 +62,7 @@
 namespace gpupool::quota_controller {
 
 struct AdmissionStores {
-  runtime::Store<kube::PodProjection>& pods;  // all namespaces
+  runtime::Store<kube::PodProjection>& pods;  // all namespaces; pods that request no GPU (quota::requests_gpu) may be left out
   runtime::Store<kube::Object>& quotas;
   runtime::Store<kube::Object>& pools;
   runtime::Store<kube::Object>& policies;

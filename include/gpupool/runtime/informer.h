@@ -9,8 +9,11 @@
 //   resourceVersion; other failures back off (jittered, capped) and relist.
 // - Handlers run on the informer's thread (or the resync timer's), one at a
 //   time and in event order; they should be quick (enqueue a key).
-// - InformerFactory hands every caller asking for the same kind and
-//   selectors the same informer, so controllers in one process share it.
+// - A filter (InformerFilter) keeps only the objects a process needs, where
+//   no selector can say which: the others are never stored or delivered, and
+//   an object that stops matching is delivered as a delete.
+// - InformerFactory hands every caller asking for the same kind, selectors
+//   and filter the same informer, so controllers in one process share it.
 #pragma once
 
 #include <spdlog/spdlog.h>
@@ -70,6 +73,14 @@ struct InformerOptions {
   std::chrono::milliseconds resync{0};  // >0: every object re-delivered as an update this often
 };
 
+// Which decoded objects the store keeps; `name` tells filters apart (the
+// factory shares an informer per name). No `keep`: every object.
+template <class T>
+struct InformerFilter {
+  std::string name;
+  std::function<bool(const T&)> keep;
+};
+
 struct InformerStats {
   std::atomic<uint64_t> lists{0};
   std::atomic<uint64_t> adds{0};
@@ -77,6 +88,7 @@ struct InformerStats {
   std::atomic<uint64_t> deletes{0};
   std::atomic<uint64_t> deletes_found_by_relist{0};
   std::atomic<uint64_t> decode_failures{0};
+  std::atomic<uint64_t> filtered_out{0};  // objects (list items, events) the filter did not keep
 };
 
 // What the factory needs of any informer.
@@ -93,8 +105,9 @@ class Informer final : public InformerBase {
  public:
   using Ptr = std::shared_ptr<const T>;
 
-  Informer(kube::Client& client, kube::ResourceRef collection, InformerOptions options = {})
-      : client_(client), collection_(std::move(collection)), options_(std::move(options)) {}
+  Informer(kube::Client& client, kube::ResourceRef collection, InformerOptions options = {},
+           InformerFilter<T> filter = {})
+      : client_(client), collection_(std::move(collection)), options_(std::move(options)), filter_(std::move(filter)) {}
 
   Store<T>& store() { return store_; }
   const InformerStats& stats() const { return stats_; }
@@ -162,6 +175,7 @@ class Informer final : public InformerBase {
     std::string rv = client_.list_items(collection_, o, [&](std::string_view item) {
       try {
         auto obj = std::make_shared<const T>(Codec<T>::decode(item));
+        if (!kept(*obj)) return;  // absent from `fresh`: a stored one is delivered as deleted below
         std::string key = Codec<T>::key(*obj);
         if (auto it = position.find(key); it != position.end()) {
           fresh[it->second].second = std::move(obj);
@@ -217,6 +231,11 @@ class Informer final : public InformerBase {
       if (auto old = store_.erase(key)) deliver_delete(obj);
       return;
     }
+    if (!kept(*obj)) {
+      // Not needed (any more): gone from the store, as its last kept state.
+      if (auto old = store_.erase(key)) deliver_delete(old);
+      return;
+    }
     if (auto old = store_.upsert(key, obj)) {
       deliver_update(old, obj);
     } else {
@@ -234,6 +253,12 @@ class Informer final : public InformerBase {
       std::lock_guard dispatch(dispatch_mu_);
       for (const auto& obj : store_.list()) deliver_update(obj, obj);
     }
+  }
+
+  bool kept(const T& obj) {
+    if (!filter_.keep || filter_.keep(obj)) return true;
+    stats_.filtered_out++;
+    return false;
   }
 
   // Called with dispatch_mu_ held.
@@ -259,6 +284,7 @@ class Informer final : public InformerBase {
   kube::Client& client_;
   kube::ResourceRef collection_;
   InformerOptions options_;
+  InformerFilter<T> filter_;
   Store<T> store_;
   InformerStats stats_;
   std::mutex dispatch_mu_;
@@ -275,14 +301,15 @@ class InformerFactory {
   InformerFactory& operator=(const InformerFactory&) = delete;
 
   template <class T>
-  std::shared_ptr<Informer<T>> get(const kube::ResourceRef& collection, const InformerOptions& options = {}) {
+  std::shared_ptr<Informer<T>> get(const kube::ResourceRef& collection, const InformerOptions& options = {},
+                                   const InformerFilter<T>& filter = {}) {
     std::string id = std::string(typeid(T).name()) + " " + kube::resource_path(collection) + "?l=" +
-                     options.selectors.label_selector + "&f=" + options.selectors.field_selector;
+                     options.selectors.label_selector + "&f=" + options.selectors.field_selector + "&keep=" + filter.name;
     std::lock_guard lock(mu_);
     if (auto it = informers_.find(id); it != informers_.end()) {
       return std::static_pointer_cast<Informer<T>>(it->second.informer);
     }
-    auto informer = std::make_shared<Informer<T>>(client_, collection, options);
+    auto informer = std::make_shared<Informer<T>>(client_, collection, options, filter);
     informers_[id].informer = informer;
     return informer;
   }

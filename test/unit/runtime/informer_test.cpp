@@ -190,6 +190,39 @@ TEST(Informer, ResyncRedeliversEveryObject) {
   EXPECT_EQ(log.at(1), "update ns/a 1->1");
 }
 
+std::string cpu_pod(const std::string& name, const std::string& rv) {
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name + R"(","namespace":"ns","resourceVersion":")" + rv +
+         R"("},"spec":{"containers":[{"name":"c","image":"x","resources":{"requests":{"cpu":"1"}}}]}})";
+}
+
+TEST(Informer, FilterKeepsOnlyMatchingObjectsAndDeletesOnesThatStopMatching) {
+  ScriptedServer server;
+  server.enqueue(list_step("5", {pod("gpu", "1"), cpu_pod("cpu", "2"), pod("later-cpu", "3")}));
+  // later-cpu stops matching (delivered as deleted); cpu2 never matches; gpu2 is added; cpu's delete is not delivered.
+  server.enqueue(watch_step({test::watch_event_json("MODIFIED", cpu_pod("later-cpu", "6")),
+                             test::watch_event_json("ADDED", cpu_pod("cpu2", "7")),
+                             test::watch_event_json("DELETED", cpu_pod("cpu", "8")),
+                             test::watch_event_json("ADDED", pod("gpu2", "9"))},
+                            true));
+  kube::Client client(config_for(server));
+  InformerFilter<kube::PodProjection> gpu{"gpu", [](const kube::PodProjection& p) {
+                                            return !p.containers.empty() && p.containers[0].requests.contains("nvidia.com/gpu");
+                                          }};
+  Informer<kube::PodProjection> informer(client, {kube::core::pods(), "", "", ""}, {}, gpu);
+  Recorder<kube::PodProjection> rec;
+  informer.add_handler(rec.handler());
+  std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
+  ASSERT_TRUE(eventually([&] { return rec.size() >= 4; })) << ::testing::PrintToString(rec.snapshot());
+  runner.request_stop();
+  server.release();
+  runner.join();
+  EXPECT_EQ(rec.snapshot(), (std::vector<std::string>{"add ns/gpu", "add ns/later-cpu", "delete ns/later-cpu", "add ns/gpu2"}));
+  auto keys = informer.store().keys();
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(keys, (std::vector<std::string>{"ns/gpu", "ns/gpu2"}));
+  EXPECT_EQ(informer.stats().filtered_out.load(), 3u) << "cpu (listed), later-cpu's update, cpu2";
+}
+
 TEST(InformerFactory, SharesOneInformerPerKindAndSelector) {
   kube::RestConfig c;
   c.server = "http://127.0.0.1:1";
@@ -201,6 +234,10 @@ TEST(InformerFactory, SharesOneInformerPerKindAndSelector) {
   InformerOptions labelled;
   labelled.selectors.label_selector = "app=x";
   auto selected = factory.get<kube::Object>({kube::core::pods(), "", "", ""}, labelled);
+  InformerFilter<kube::PodProjection> some{"some", [](const kube::PodProjection&) { return true; }};
+  auto filtered = factory.get<kube::PodProjection>({kube::core::pods(), "", "", ""}, {}, some);
+  EXPECT_EQ(filtered, factory.get<kube::PodProjection>({kube::core::pods(), "", "", ""}, {}, some));
+  EXPECT_NE(filtered, projected) << "a filter is part of what an informer is";
   EXPECT_EQ(a, b);
   EXPECT_NE(static_cast<void*>(a.get()), static_cast<void*>(projected.get()));
   EXPECT_NE(a, selected);
