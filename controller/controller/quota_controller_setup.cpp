@@ -25,6 +25,20 @@ std::string status_json(const kube::Object& o, const char* field) {
   return kube::to_json(d["status"][field]);
 }
 
+// A pool: its spec (policy) and its capacity; not the rollout's progress.
+bool pool_quota_inputs_changed(const kube::Object& a, const kube::Object& b) {
+  return a.generation != b.generation || a.deleting != b.deleting ||
+         status_json(a, "capacity") != status_json(b, "capacity") || status_json(a, "granted") != status_json(b, "granted");
+}
+
+// What the quota reconcilers read of a GPUNode (quota_controller/pool_view.h
+// read_pool: its pool, GPU count, and the GPUs' memory and MIG instances)
+// changed; agents' other status writes (operations, conditions) wake neither.
+bool gpunode_capacity_changed(const kube::Object& a, const kube::Object& b) {
+  return kube::string_at(a.doc, {"spec", "pool"}) != kube::string_at(b.doc, {"spec", "pool"}) ||
+         status_json(a, "gpuCount") != status_json(b, "gpuCount") || status_json(a, "gpus") != status_json(b, "gpus");
+}
+
 }  // namespace
 
 QuotaController::QuotaController(runtime::Manager& manager, int concurrency, runtime::EventRecorder* events,
@@ -55,21 +69,14 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
     const std::string pool = kube::string_at(q.doc, {"spec", "poolRef", "name"});
     return pool.empty() ? std::vector<Request>{} : std::vector<Request>{{"", pool}};
   });
-  // A pool: its spec (policy) and its capacity; not the rollout's progress.
-  grant_controller_->watches<kube::Object>(*pools, {}, [](const kube::Object& a, const kube::Object& b) {
-    return a.generation != b.generation || a.deleting != b.deleting ||
-           status_json(a, "capacity") != status_json(b, "capacity") || status_json(a, "granted") != status_json(b, "granted");
-  });
+  grant_controller_->watches<kube::Object>(*pools, {}, pool_quota_inputs_changed);
   grant_controller_->watches<kube::Object>(
       *gpunodes,
       [](const kube::Object& g) {
         const std::string pool = kube::string_at(g.doc, {"spec", "pool"});
         return pool.empty() ? std::vector<Request>{} : std::vector<Request>{{"", pool}};
       },
-      [](const kube::Object& a, const kube::Object& b) {
-        return kube::string_at(a.doc, {"spec", "pool"}) != kube::string_at(b.doc, {"spec", "pool"}) ||
-               status_json(a, "gpuCount") != status_json(b, "gpuCount");
-      });
+      gpunode_capacity_changed);
   grant_controller_->watches<kube::Object>(*policies, [pool_store](const kube::Object& policy) {
     std::vector<Request> out;
     for (const auto& p : pool_store->list()) {
@@ -134,9 +141,11 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
   admission_controller_ = std::make_unique<runtime::Controller>(std::move(aco), *admission_);
   auto* admission_controller = admission_controller_.get();
   pods->add_handler(admission_->pod_handler([admission_controller, all] { admission_controller->enqueue(all); }));
-  for (auto* source : {quotas.get(), pools.get(), policies.get(), gpunodes.get(), namespaces.get()}) {
+  for (auto* source : {quotas.get(), policies.get(), namespaces.get()}) {
     admission_controller_->watches<kube::Object>(*source, everything);
   }
+  admission_controller_->watches<kube::Object>(*pools, everything, pool_quota_inputs_changed);
+  admission_controller_->watches<kube::Object>(*gpunodes, everything, gpunode_capacity_changed);
   for (auto* source : dra) admission_controller_->watches<kube::Object>(*source, everything);
   admission_controller_->enqueue(all);
   manager.add(*admission_controller_);

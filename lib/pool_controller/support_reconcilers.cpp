@@ -46,10 +46,26 @@ Result DevicePluginConfigReconciler::reconcile(const runtime::Request&, std::sto
     const bool mig = spec.partitioning && spec.partitioning->nvidia;
     add(mig ? spec.partitioning->nvidia->strategy : api::MIGStrategy::mixed, spec.sharing);
   }
-  for (const auto& obj : gpunodes_.list()) {
-    auto g = api::decode_gpunode(obj->doc);
-    if (!g.ok()) continue;
-    add(g.value->spec.partitioning.strategy.value_or(api::MIGStrategy::mixed), g.value->spec.sharing);
+  {
+    std::lock_guard lock(mu_);
+    std::unordered_map<std::string, NodeWants> now;
+    for (const auto& obj : gpunodes_.list()) {
+      NodeWants w;
+      if (auto seen = wants_.find(obj->name); seen != wants_.end() && seen->second.resource_version == obj->resource_version) {
+        w = std::move(seen->second);
+      } else {
+        w.resource_version = obj->resource_version;
+        auto g = api::decode_gpunode(obj->doc);
+        if (g.ok()) {
+          w.readable = true;
+          w.strategy = g.value->spec.partitioning.strategy.value_or(api::MIGStrategy::mixed);
+          w.sharing = std::move(g.value->spec.sharing);
+        }
+      }
+      if (w.readable) add(w.strategy, w.sharing);
+      now.emplace(obj->name, std::move(w));
+    }
+    wants_ = std::move(now);
   }
 
   const kube::ResourceRef ref{kube::core::configmaps(), namespace_, name_, ""};
