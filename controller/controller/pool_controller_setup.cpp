@@ -3,6 +3,7 @@
 #include "gpupool/common/rfc3339.h"
 #include "gpupool/kube/resource.h"
 #include "gpupool/metrics/registry.h"
+#include "gpupool/pool/membership.h"
 
 namespace gpupool::controller {
 namespace {
@@ -22,14 +23,21 @@ std::string ready_status(const rapidjson::Value& node) {
   return "";
 }
 
-// Node updates that matter to pools: labels, annotations, spec (cordon,
-// taints), readiness and advertised capacity; not kubelet's heartbeats.
-bool node_changed(const kube::Object& a, const kube::Object& b) {
-  for (auto [x, y] : {std::pair{"metadata", "labels"}, {"metadata", "annotations"}, {"status", "capacity"}}) {
+// Node updates that can move nodes between pools: labels (membership is
+// decided by them) and deletion.
+bool node_labels_changed(const kube::Object& a, const kube::Object& b) {
+  return json_of(a.doc, "metadata", "labels") != json_of(b.doc, "metadata", "labels") || a.deleting != b.deleting;
+}
+
+// Other Node updates that matter to the node's own pool: annotations, spec
+// (cordon, taints), readiness and advertised capacity; not kubelet's
+// heartbeats.
+bool node_state_changed(const kube::Object& a, const kube::Object& b) {
+  for (auto [x, y] : {std::pair{"metadata", "annotations"}, {"status", "capacity"}}) {
     if (json_of(a.doc, x, y) != json_of(b.doc, x, y)) return true;
   }
   const auto spec = [](const kube::Object& o) { return o.doc.HasMember("spec") ? kube::to_json(o.doc["spec"]) : ""; };
-  return spec(a) != spec(b) || ready_status(a.doc) != ready_status(b.doc) || a.deleting != b.deleting;
+  return spec(a) != spec(b) || ready_status(a.doc) != ready_status(b.doc);
 }
 
 // An agent's Lease renewal matters only when it revives an expired Lease.
@@ -83,7 +91,18 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
     return out;
   };
   controller_->watches<kube::Object>(*pools, all_pools);
-  controller_->watches<kube::Object>(*nodes, all_pools, node_changed);
+  // A Node's relabelling (and its arrival and departure: adds and deletes
+  // pass every predicate) wakes every pool; its other changes (a cordon, its
+  // readiness) only the pool its label gpupool.io/pool names, every pool when
+  // it names none that exists. During a rollout of 500 nodes in 20 pools,
+  // waking all on each cordon kept every pool queued, so a finished node
+  // waited seconds for its own pool's turn.
+  auto own_pool = [pool_store, all_pools](const kube::Object& n) {
+    const std::string pool = kube::string_at(n.doc, {"metadata", "labels", pool::kPoolLabel});
+    return !pool.empty() && pool_store->get(pool) ? std::vector<Request>{{"", pool}} : all_pools(n);
+  };
+  controller_->watches<kube::Object>(*nodes, all_pools, node_labels_changed);
+  controller_->watches<kube::Object>(*nodes, own_pool, node_state_changed);
   // A GPUNode wakes its pool (no pool: every pool); an agent's Lease the pool
   // of its node; a GPUPolicy the pools that use it.
   auto gpunode_to_pool = [all_pools](const kube::Object& g) {
@@ -137,11 +156,15 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
     out.push_back(pool_controller::kOutsidePools);
     return out;
   });
-  health_controller_->watches<kube::Object>(*nodes, [all_pools](const kube::Object& n) {
-    auto out = all_pools(n);
-    if (pool_controller::HealthReconciler::marked(n)) out.push_back(pool_controller::kOutsidePools);
-    return out;
-  }, node_changed);
+  auto with_outside = [](auto mapper) {
+    return [mapper](const kube::Object& n) {
+      auto out = mapper(n);
+      if (pool_controller::HealthReconciler::marked(n)) out.push_back(pool_controller::kOutsidePools);
+      return out;
+    };
+  };
+  health_controller_->watches<kube::Object>(*nodes, with_outside(all_pools), node_labels_changed);
+  health_controller_->watches<kube::Object>(*nodes, with_outside(own_pool), node_state_changed);
   health_controller_->watches<kube::Object>(*gpunodes, gpunode_to_pool);
   health_controller_->watches<kube::Object>(*leases, lease_to_pool, lease_revived);
   health_controller_->watches<kube::Object>(*policies, policy_to_pools);

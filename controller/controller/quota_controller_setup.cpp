@@ -4,6 +4,7 @@
 
 #include "gpupool/admission/gate_configuration.h"
 #include "gpupool/kube/errors.h"
+#include "gpupool/kube/json_access.h"
 #include "gpupool/kube/resource.h"
 #include "gpupool/metrics/registry.h"
 #include "gpupool/quota/gpu_resources.h"
@@ -19,16 +20,19 @@ std::string labels_json(const kube::Object& o) {
   return kube::to_json(d["metadata"]["labels"]);
 }
 
-std::string status_json(const kube::Object& o, const char* field) {
-  const auto& d = o.doc;
-  if (!d.HasMember("status") || !d["status"].IsObject() || !d["status"].HasMember(field)) return "";
-  return kube::to_json(d["status"][field]);
+// Whether status.<field> differs between two versions of an object (deep
+// comparison, nothing serialised: predicates run for every watch event).
+bool status_differs(const kube::Object& a, const kube::Object& b, const char* field) {
+  const rapidjson::Value* x = kube::member(kube::member(&a.doc, "status"), field);
+  const rapidjson::Value* y = kube::member(kube::member(&b.doc, "status"), field);
+  if (x == nullptr || y == nullptr) return x != y;
+  return *x != *y;
 }
 
 // A pool: its spec (policy) and its capacity; not the rollout's progress.
 bool pool_quota_inputs_changed(const kube::Object& a, const kube::Object& b) {
   return a.generation != b.generation || a.deleting != b.deleting ||
-         status_json(a, "capacity") != status_json(b, "capacity") || status_json(a, "granted") != status_json(b, "granted");
+         status_differs(a, b, "capacity") || status_differs(a, b, "granted");
 }
 
 // What the quota reconcilers read of a GPUNode (quota_controller/pool_view.h
@@ -36,7 +40,7 @@ bool pool_quota_inputs_changed(const kube::Object& a, const kube::Object& b) {
 // changed; agents' other status writes (operations, conditions) wake neither.
 bool gpunode_capacity_changed(const kube::Object& a, const kube::Object& b) {
   return kube::string_at(a.doc, {"spec", "pool"}) != kube::string_at(b.doc, {"spec", "pool"}) ||
-         status_json(a, "gpuCount") != status_json(b, "gpuCount") || status_json(a, "gpus") != status_json(b, "gpus");
+         status_differs(a, b, "gpuCount") || status_differs(a, b, "gpus");
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "gpupool/kube/object.h"
 
+#include <algorithm>
+
 #include "gpupool/kube/client.h"
 #include "gpupool/kube/errors.h"
 
@@ -7,8 +9,15 @@ namespace gpupool::kube {
 
 Object decode_object(std::string_view json) {
   Object o;
-  o.doc = parse_json(json);
-  if (!o.doc.IsObject()) throw DecodeError("object: not a JSON object");
+  {
+    rapidjson::Document parsed = parse_json(json);
+    if (!parsed.IsObject()) throw DecodeError("object: not a JSON object");
+    // A copy into one block of the parsed size (a copy needs no more: it
+    // makes no spare room in arrays and objects as the parser does).
+    o.allocator = std::make_unique<rapidjson::MemoryPoolAllocator<>>(std::max<std::size_t>(parsed.GetAllocator().Size(), 64));
+    o.doc = rapidjson::Document(o.allocator.get());
+    o.doc.CopyFrom(parsed, *o.allocator);
+  }
   auto meta = o.doc.FindMember("metadata");
   if (meta == o.doc.MemberEnd() || !meta->value.IsObject()) throw DecodeError("object: metadata missing");
   o.ns = string_at(meta->value, {"namespace"});

@@ -528,9 +528,10 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     if (pool.spec.paused && (!previous.rollout || !previous.rollout->paused)) {
       pass.event(pool_obj->doc, runtime::EventType::Normal, "RolloutPaused", "Pause", "spec.paused: no new node starts");
     }
-    runtime::update_status(client_, pools_ref().with_name(request.name), [&](Doc& doc) {
+    runtime::update_status(client_, pools_ref().with_name(request.name), pool_obj->doc, [&](Doc& doc) {
       // status.granted is the quota controller's, and conditions of other
-      // types the health and monitoring reconcilers': keep them as just read.
+      // types the health and monitoring reconcilers': keep them as read (the
+      // informer's copy; a conflict reads afresh).
       auto& a = doc.GetAllocator();
       rapidjson::Value granted;
       rapidjson::Value theirs(rapidjson::kArrayType);

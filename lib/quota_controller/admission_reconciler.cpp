@@ -399,6 +399,7 @@ void AdmissionReconciler::write_usage(const std::map<std::string, quota::Amounts
   std::map<std::string, QuotaFigures> figures;
   struct Write {
     std::string key;
+    std::shared_ptr<const kube::Object> current;  // the informer's copy
     quota::Amounts used, waiting, borrowed;
   };
   std::vector<Write> writes;
@@ -420,7 +421,7 @@ void AdmissionReconciler::write_usage(const std::map<std::string, quota::Amounts
                      amounts_at(current->doc, "borrowed") == borrowed)) {
       continue;
     }
-    writes.push_back({key, used, waiting, borrowed});
+    writes.push_back({key, current, used, waiting, borrowed});
   }
   // One status per quota, a few at once: a usage change never waits for all the others'.
   common::for_each_parallel(writes.size(), kRequestsInFlight, [&](std::size_t i) {
@@ -430,7 +431,8 @@ void AdmissionReconciler::write_usage(const std::map<std::string, quota::Amounts
     const auto req = runtime::Request::from_key(key);
     try {
       runtime::update_status(
-          client_, kube::ResourceRef{{"gpupool.io", "v1alpha1", "tenantquotas"}, req.ns, req.name, ""}, [&](Doc& doc) {
+          client_, kube::ResourceRef{{"gpupool.io", "v1alpha1", "tenantquotas"}, req.ns, req.name, ""}, w.current->doc,
+          [&](Doc& doc) {
             if (amounts_at(doc, "used") == used && amounts_at(doc, "waiting") == waiting &&
                 amounts_at(doc, "borrowed") == borrowed) {
               return false;

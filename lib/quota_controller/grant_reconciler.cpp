@@ -169,8 +169,8 @@ Result GrantReconciler::reconcile(const runtime::Request& request, std::stop_tok
     const api::QuotaPhase phase = !pool ? api::QuotaPhase::pending : phase_of(g.outcome);
     const api::TenantQuotaStatus wanted = status_for(e.quota, phase, g.granted, reason, g.message, g.capacity_reduced, now);
     if (e.quota.status && *e.quota.status == wanted) continue;
-    runtime::update_status(client_, quotas_ref(e.object->ns).with_name(e.object->name), [&](Doc& doc) {
-      // Re-read: keep the other writers' fields (used, waiting, borrowed, approved) as they are now.
+    runtime::update_status(client_, quotas_ref(e.object->ns).with_name(e.object->name), e.object->doc, [&](Doc& doc) {
+      // As read (the informer's copy, or afresh after a conflict): keep the other writers' fields (used, waiting, borrowed, approved) as they are now.
       auto fresh = api::decode_tenantquota(doc);
       if (!fresh.ok()) return false;
       const api::TenantQuotaStatus s =

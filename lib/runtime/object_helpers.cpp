@@ -46,11 +46,22 @@ void retry_on_conflict(const std::function<void()>& attempt, int attempts) {
   }
 }
 
-rapidjson::Document update_status(kube::Client& client, const kube::ResourceRef& object,
-                                  const std::function<bool(rapidjson::Document&)>& mutate) {
+
+namespace {
+
+// The first try starts from `cached` when given, else from a read.
+rapidjson::Document update_status_from(kube::Client& client, const kube::ResourceRef& object,
+                                       const rapidjson::Value* cached,
+                                       const std::function<bool(rapidjson::Document&)>& mutate) {
   rapidjson::Document result;
   retry_on_conflict([&] {
-    rapidjson::Document doc = client.get(object);
+    rapidjson::Document doc;
+    if (cached != nullptr) {
+      doc.CopyFrom(*cached, doc.GetAllocator());
+      cached = nullptr;  // a retry reads afresh
+    } else {
+      doc = client.get(object);
+    }
     if (!mutate(doc)) {
       result = std::move(doc);
       return;
@@ -58,6 +69,18 @@ rapidjson::Document update_status(kube::Client& client, const kube::ResourceRef&
     result = client.update(object.with_subresource("status"), kube::to_json(doc));
   });
   return result;
+}
+
+}  // namespace
+
+rapidjson::Document update_status(kube::Client& client, const kube::ResourceRef& object,
+                                  const std::function<bool(rapidjson::Document&)>& mutate) {
+  return update_status_from(client, object, nullptr, mutate);
+}
+
+rapidjson::Document update_status(kube::Client& client, const kube::ResourceRef& object, const rapidjson::Value& cached,
+                                  const std::function<bool(rapidjson::Document&)>& mutate) {
+  return update_status_from(client, object, &cached, mutate);
 }
 
 bool has_finalizer(const rapidjson::Value& object, const std::string& finalizer) {

@@ -66,6 +66,35 @@ TEST_F(ObjectHelpersTest, UpdateStatusRetriesAfterLosingARace) {
             now["metadata"]["resourceVersion"]) << "nothing written when mutate declines";
 }
 
+TEST_F(ObjectHelpersTest, UpdateStatusFromACachedCopyWritesAtOnceAndReadsAfreshWhenItWasStale) {
+  create_widget("c");
+  const auto current = client_->get(widgets().with_name("c"));
+  auto set_phase = [&](std::vector<std::string>* seen_sizes) {
+    return [&, seen_sizes](rapidjson::Document& doc) {
+      seen_sizes->push_back(std::to_string(doc["spec"]["size"].GetInt()));
+      rapidjson::Value status(rapidjson::kObjectType);
+      status.AddMember("phase", "Ready", doc.GetAllocator());
+      doc.RemoveMember("status");
+      doc.AddMember("status", status, doc.GetAllocator());
+      return true;
+    };
+  };
+  // Current cache: one write from it, no read in between.
+  std::vector<std::string> sizes;
+  auto written = update_status(*client_, widgets().with_name("c"), current, set_phase(&sizes));
+  EXPECT_EQ(sizes, (std::vector<std::string>{"1"}));
+  EXPECT_EQ(kube::string_at(written, {"status", "phase"}), "Ready");
+
+  // A stale cache (the object changed since): the conflict reads it afresh; the other writer's change stays.
+  client_->patch(widgets().with_name("c"), kube::PatchType::MergePatch, R"({"spec":{"size":3}})");
+  sizes.clear();
+  written = update_status(*client_, widgets().with_name("c"), current, set_phase(&sizes));
+  EXPECT_EQ(sizes, (std::vector<std::string>{"1", "3"})) << "the cached copy first, then the fresh read";
+  auto now = client_->get(widgets().with_name("c"));
+  EXPECT_EQ(now["spec"]["size"].GetInt(), 3);
+  EXPECT_EQ(kube::string_at(now, {"status", "phase"}), "Ready");
+}
+
 TEST_F(ObjectHelpersTest, FinalizerHoldsDeletionUntilRemoved) {
   create_widget("held");
   const std::string fin = "gpupool.io/cleanup";

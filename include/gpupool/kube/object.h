@@ -5,6 +5,7 @@
 #include <rapidjson/document.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -17,7 +18,26 @@ struct Object {
   std::string resource_version;
   int64_t generation = 0;
   bool deleting = false;  // metadata.deletionTimestamp is set
+  // Where `doc` keeps its values when decode_object made it: one block the
+  // object's size, where a Document of its own takes RapidJSON's 64 KiB
+  // chunk (an informer holds thousands of Nodes, GPUNodes and Leases). Null
+  // when doc allocates for itself. Declared before doc, which it outlives.
+  std::unique_ptr<rapidjson::MemoryPoolAllocator<>> allocator;
   rapidjson::Document doc;
+
+  Object() = default;
+  Object(Object&&) noexcept = default;
+  Object& operator=(Object&& other) noexcept {
+    ns = std::move(other.ns);
+    name = std::move(other.name);
+    uid = std::move(other.uid);
+    resource_version = std::move(other.resource_version);
+    generation = other.generation;
+    deleting = other.deleting;
+    doc = std::move(other.doc);  // first: the values it drops live in the allocator replaced next
+    allocator = std::move(other.allocator);
+    return *this;
+  }
 };
 
 // Decodes an object. Throws DecodeError on malformed JSON, or when the value
