@@ -35,10 +35,11 @@
 //      (scale/usage_probe.h: --probes pod deletions, each timed until its
 //      tenant's status.used shows it, while --churn-writers threads create
 //      and delete other pods as fast as the API server takes them).
-// Then the controller is started once more, with its client-side limits
-// raised to --controller-qps and --controller-burst (its --kube-api-qps and
-// --kube-api-burst; the runs above keep the controller's defaults, so their
-// figures are as before), and once in sync (the probed pods gone):
+// Then the controller is started once more, with --controller-qps and
+// --controller-burst as its --kube-api-qps and --kube-api-burst and
+// --controller-concurrency as its --concurrency when given (the runs above
+// keep the controller's defaults, so their figures are as before), and once
+// in sync (the probed pods gone):
 //   7. admission throughput (scale/admission_burst.h): --admission-pods GPU
 //      pods at the quota gate, fitting their tenants' grants, created at
 //      once; pods per second from the first create until the last gate is
@@ -112,8 +113,9 @@ struct Figures {
   std::optional<bench::AdmissionFigures> admission;
   std::optional<bench::RolloutFigures> rollout;
   double install_s = 0;
-  double controller_qps = 0;
+  double controller_qps = 0;  // 0: no client-side limit
   int controller_burst = 0;
+  int controller_concurrency = 0;  // 0: the controller's default
 };
 
 // Everything seeded before the pods.
@@ -395,6 +397,7 @@ void write_json(const std::string& path, const bench::ClusterShape& shape, const
       << "  \"churn_events_per_s\": " << number_or_null(f.churn_events_per_s) << ",\n"
       << "  \"controller_kube_api_qps\": " << number_or_null(f.controller_qps) << ",\n"
       << "  \"controller_kube_api_burst\": " << f.controller_burst << ",\n"
+      << "  \"controller_concurrency\": " << f.controller_concurrency << ",\n"
       << "  \"admission_pods\": " << (f.admission ? std::to_string(f.admission->pods) : "null") << ",\n"
       << "  \"admissions_per_s\": " << number_or_null(f.admission && f.admission->pods > 0 ? std::optional(f.admission->per_second) : none) << ",\n"
       << "  \"rollout_install_s\": " << number_or_null(f.install_s) << ",\n"
@@ -429,8 +432,8 @@ int main(int argc, char** argv) {
   int sync_timeout_s = 1800;
   int probes = 200, churn_writers = 8;
   std::optional<std::size_t> admission_pods;
-  double install_s = 2, controller_qps = 200;
-  int controller_burst = 400, agent_workers = 8;
+  double install_s = 2, controller_qps = 0;
+  int controller_burst = 400, agent_workers = 8, controller_concurrency = 0;
   std::string max_unavailable = "10%";
   app.add_option("--nodes", shape_options.nodes, "kwok nodes")->capture_default_str();
   app.add_option("--pods", shape_options.pods, "pods")->capture_default_str();
@@ -455,10 +458,14 @@ int main(int argc, char** argv) {
   app.add_option("--agent-workers", agent_workers, "threads running the simulated agents' passes")
       ->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--controller-qps", controller_qps,
-                 "the controller's --kube-api-qps for the admission and rollout steps (earlier runs: its default)")
+                 "the controller's --kube-api-qps for the admission and rollout steps (0: its default, no client-side "
+                 "limit; earlier runs: its default)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  app.add_option("--controller-burst", controller_burst, "the controller's --kube-api-burst for those steps, with --controller-qps")
       ->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("--controller-burst", controller_burst, "the controller's --kube-api-burst for those steps")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--controller-concurrency", controller_concurrency,
+                 "the controller's --concurrency (reconciles at once per controller) for those steps (0: its default)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
   app.add_option("--json", json_path, "write the figures here");
   CLI11_PARSE(app, argc, argv);
   if (!bench::resolve_max_unavailable(max_unavailable, 1)) {
@@ -552,9 +559,15 @@ int main(int argc, char** argv) {
     // in sync with the cluster as the probes left it.
     f.install_s = install_s;
     f.controller_qps = controller_qps;
+    f.controller_concurrency = controller_concurrency;
     f.controller_burst = controller_burst;
     const bench::ClusterShape probed = bench::without_pods(shape, bench::probe_pods(shape, static_cast<std::size_t>(probes)));
     const auto burst = admission_pods.value_or(bench::default_burst(shape.nodes.size()));
+    std::vector<std::string> late_args;
+    if (controller_qps > 0) {
+      late_args = {"--kube-api-qps", std::to_string(controller_qps), "--kube-api-burst", std::to_string(controller_burst)};
+    }
+    if (controller_concurrency > 0) late_args.insert(late_args.end(), {"--concurrency", std::to_string(controller_concurrency)});
     run_controller(controller, kubeconfig_path, log_dir + "/controller-admission-rollout.log", client, probed, true,
                    std::chrono::seconds(sync_timeout_s), [&] {
                      f.admission = bench::measure_admissions(client, probed, burst, writers, std::chrono::seconds(sync_timeout_s));
@@ -593,7 +606,7 @@ int main(int argc, char** argv) {
                                    p.worst.c_str());
                      }
                    },
-                   {"--kube-api-qps", std::to_string(controller_qps), "--kube-api-burst", std::to_string(controller_burst)});
+                   late_args);
 
     std::printf("\n%-34s %12s\n", "figure", "value");
     std::printf("%-34s %12.0f\n", "seed pods/s", f.seed_pods_per_s);
@@ -614,8 +627,10 @@ int main(int argc, char** argv) {
       std::printf("%-34s %12.1f\n", "usage delay p99 (ms)", *f.usage_lag_p99_ms);
       std::printf("%-34s %12.0f\n", "  with churn (pod events/s)", f.churn_events_per_s);
     }
-    std::printf("%-34s %12s\n", "steps 7-8: controller QPS/burst", (std::to_string(static_cast<int>(controller_qps)) + "/" +
-                                                                    std::to_string(controller_burst)).c_str());
+    std::printf("%-34s %12s\n", "steps 7-8: controller QPS/burst",
+                controller_qps > 0 ? (std::to_string(static_cast<int>(controller_qps)) + "/" + std::to_string(controller_burst)).c_str()
+                                   : "no limit");
+    if (controller_concurrency > 0) std::printf("%-34s %12d\n", "steps 7-8: controller concurrency", controller_concurrency);
     if (f.admission && f.admission->pods > 0) {
       std::printf("%-34s %12.0f\n", ("admissions/s (" + std::to_string(f.admission->pods) + " gated pods)").c_str(),
                   f.admission->per_second);
