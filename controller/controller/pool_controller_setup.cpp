@@ -1,6 +1,7 @@
 #include "pool_controller_setup.h"
 
 #include "gpupool/common/rfc3339.h"
+#include "gpupool/kube/json_access.h"
 #include "gpupool/kube/resource.h"
 #include "gpupool/metrics/registry.h"
 #include "gpupool/pool/membership.h"
@@ -10,15 +11,11 @@ namespace {
 
 using runtime::Request;
 
-std::string json_of(const rapidjson::Value& v, const char* a, const char* b) {
-  if (!v.IsObject() || !v.HasMember(a) || !v[a].IsObject() || !v[a].HasMember(b)) return "";
-  return kube::to_json(v[a][b]);
-}
-
 std::string ready_status(const rapidjson::Value& node) {
-  if (!node.HasMember("status") || !node["status"].HasMember("conditions")) return "";
-  for (const auto& c : node["status"]["conditions"].GetArray()) {
-    if (kube::string_at(c, {"type"}) == "Ready") return kube::string_at(c, {"status"});
+  const rapidjson::Value* conditions = kube::value_at(node, {"status", "conditions"});
+  if (conditions == nullptr || !conditions->IsArray()) return "";
+  for (const auto& c : conditions->GetArray()) {
+    if (kube::string_of(kube::member(c, "type")) == "Ready") return kube::string_of(kube::member(c, "status"));
   }
   return "";
 }
@@ -26,18 +23,16 @@ std::string ready_status(const rapidjson::Value& node) {
 // Node updates that can move nodes between pools: labels (membership is
 // decided by them) and deletion.
 bool node_labels_changed(const kube::Object& a, const kube::Object& b) {
-  return json_of(a.doc, "metadata", "labels") != json_of(b.doc, "metadata", "labels") || a.deleting != b.deleting;
+  return kube::differs_at(a.doc, b.doc, {"metadata", "labels"}) || a.deleting != b.deleting;
 }
 
 // Other Node updates that matter to the node's own pool: annotations, spec
 // (cordon, taints), readiness and advertised capacity; not kubelet's
 // heartbeats.
 bool node_state_changed(const kube::Object& a, const kube::Object& b) {
-  for (auto [x, y] : {std::pair{"metadata", "annotations"}, {"status", "capacity"}}) {
-    if (json_of(a.doc, x, y) != json_of(b.doc, x, y)) return true;
-  }
-  const auto spec = [](const kube::Object& o) { return o.doc.HasMember("spec") ? kube::to_json(o.doc["spec"]) : ""; };
-  return spec(a) != spec(b) || ready_status(a.doc) != ready_status(b.doc);
+  return kube::differs_at(a.doc, b.doc, {"metadata", "annotations"}) ||
+         kube::differs_at(a.doc, b.doc, {"status", "capacity"}) || kube::differs_at(a.doc, b.doc, {"spec"}) ||
+         ready_status(a.doc) != ready_status(b.doc);
 }
 
 // An agent's Lease renewal matters only when it revives an expired Lease.

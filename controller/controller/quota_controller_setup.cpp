@@ -14,19 +14,13 @@ namespace {
 
 using runtime::Request;
 
-std::string labels_json(const kube::Object& o) {
-  const auto& d = o.doc;
-  if (!d.HasMember("metadata") || !d["metadata"].HasMember("labels")) return "";
-  return kube::to_json(d["metadata"]["labels"]);
+// Whether status.<field> differs between two versions of an object.
+bool status_differs(const kube::Object& a, const kube::Object& b, const char* field) {
+  return kube::differs_at(a.doc, b.doc, {"status", field});
 }
 
-// Whether status.<field> differs between two versions of an object (deep
-// comparison, nothing serialised: predicates run for every watch event).
-bool status_differs(const kube::Object& a, const kube::Object& b, const char* field) {
-  const rapidjson::Value* x = kube::member(kube::member(&a.doc, "status"), field);
-  const rapidjson::Value* y = kube::member(kube::member(&b.doc, "status"), field);
-  if (x == nullptr || y == nullptr) return x != y;
-  return *x != *y;
+bool labels_differ(const kube::Object& a, const kube::Object& b) {
+  return kube::differs_at(a.doc, b.doc, {"metadata", "labels"});
 }
 
 // A pool: its spec (policy) and its capacity; not the rollout's progress.
@@ -89,7 +83,7 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
     return out;
   });
   grant_controller_->watches<kube::Object>(*namespaces, all_pools,
-                                           [](const kube::Object& a, const kube::Object& b) { return labels_json(a) != labels_json(b); });
+                                           labels_differ);
   manager.add(*grant_controller_);
 
   if (webhook == nullptr) {
@@ -108,7 +102,7 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
   gate_config_controller_ = std::make_unique<runtime::Controller>(std::move(gco), *gate_config_);
   gate_config_controller_->watches<kube::Object>(*quotas, everything);
   gate_config_controller_->watches<kube::Object>(*namespaces, everything,
-                                                 [](const kube::Object& a, const kube::Object& b) { return labels_json(a) != labels_json(b); });
+                                                 labels_differ);
   auto* gate_controller = gate_config_controller_.get();
   webhook->on_ca_bundle_change([gate_controller, all] { gate_controller->enqueue(all); });
   gate_config_controller_->enqueue(all);

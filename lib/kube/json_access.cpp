@@ -23,4 +23,11 @@ std::string string_of(const rapidjson::Value* v) {
   return v != nullptr && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : std::string();
 }
 
+bool differs_at(const rapidjson::Value& a, const rapidjson::Value& b, std::initializer_list<std::string_view> path) {
+  const rapidjson::Value* x = value_at(a, path);
+  const rapidjson::Value* y = value_at(b, path);
+  if (x == nullptr || y == nullptr) return x != y;
+  return *x != *y;
+}
+
 }  // namespace gpupool::kube

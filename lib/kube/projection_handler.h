@@ -67,16 +67,8 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
         else if (k == "namespace") slot_ = Slot::Namespace;
         else if (k == "uid") slot_ = Slot::Uid;
         else if (k == "resourceVersion") slot_ = Slot::ResourceVersion;
-        else if (k == "ownerReferences") slot_ = Slot::OwnerReferences;
         else if (k == "deletionTimestamp") slot_ = Slot::DeletionTimestamp;
         else if (k == "creationTimestamp") slot_ = Slot::CreationTimestamp;
-        else if (k == "labels") slot_ = Slot::Labels;
-        break;
-      case Ctx::Owner:
-        if (k == "kind") slot_ = Slot::OwnerKind;
-        else if (k == "name") slot_ = Slot::OwnerName;
-        else if (k == "uid") slot_ = Slot::OwnerUid;
-        else if (k == "controller") slot_ = Slot::OwnerController;
         break;
       case Ctx::Spec:
         if (k == "nodeName") slot_ = Slot::NodeName;
@@ -163,14 +155,10 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
     }
   }
 
-  bool Bool(bool value) {
+  bool Bool(bool) {
     if (skip_ > 0) return true;
     Slot slot = take();
     if (slot == Slot::None) return true;
-    if (slot == Slot::OwnerController) {
-      pod_.owners.back().controller = value;
-      return true;
-    }
     return wrong_type(slot, "a boolean");
   }
 
@@ -202,10 +190,6 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
       case Slot::Metadata: stack_.push_back(Ctx::Meta); return true;
       case Slot::Spec: stack_.push_back(Ctx::Spec); return true;
       case Slot::Status: stack_.push_back(Ctx::Status); return true;
-      case Slot::Owner:
-        pod_.owners.emplace_back();
-        stack_.push_back(Ctx::Owner);
-        return true;
       case Slot::Container:
       case Slot::InitContainer: {
         auto& list = slot == Slot::Container ? pod_.containers : pod_.init_containers;
@@ -223,10 +207,8 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
         quantities_ = &pod_.overhead;
         stack_.push_back(Ctx::Quantities);
         return true;
-      case Slot::Labels:
       case Slot::NodeSelector:
-        strings_ = slot == Slot::Labels ? &pod_.labels : &pod_.node_selector;
-        strings_slot_ = slot;
+        strings_ = &pod_.node_selector;
         stack_.push_back(Ctx::Strings);
         return true;
       case Slot::Gate:
@@ -267,7 +249,6 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
     switch (slot) {
       case Slot::None: return enter_skipped();
       case Slot::Items: stack_.push_back(Ctx::Items); return true;
-      case Slot::OwnerReferences: stack_.push_back(Ctx::Owners); return true;
       case Slot::Containers: stack_.push_back(Ctx::Containers); return true;
       case Slot::InitContainers: stack_.push_back(Ctx::InitContainers); return true;
       case Slot::SchedulingGates: stack_.push_back(Ctx::Gates); return true;
@@ -289,18 +270,17 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
   // The containers read, innermost last.
   enum class Ctx : std::uint8_t {
     List, ListMeta, Items,
-    Pod, Meta, Owners, Owner, Spec, Containers, InitContainers, Container, Resources, Quantities, Status,
-    Strings,        // metadata.labels or spec.nodeSelector: string values
+    Pod, Meta, Spec, Containers, InitContainers, Container, Resources, Quantities, Status,
+    Strings,        // spec.nodeSelector: string values
     Gates, Gate,    // spec.schedulingGates and one of its entries
     Claims, Claim,  // spec.resourceClaims and one of its entries
   };
   // What the next value is: set by a key, or by the array it is an element of.
   enum class Slot : std::uint8_t {
     None, Root, ListMetadata, ListResourceVersion, ListContinue, ListRemaining, Items, Item,
-    Metadata, Spec, Status, Namespace, Name, Uid, ResourceVersion, DeletionTimestamp, OwnerReferences, Owner,
-    OwnerKind, OwnerName, OwnerUid, OwnerController, NodeName, Priority, Containers, InitContainers, Container,
+    Metadata, Spec, Status, Namespace, Name, Uid, ResourceVersion, DeletionTimestamp, NodeName, Priority, Containers, InitContainers, Container,
     InitContainer, ContainerName, Resources, Requests, Limits, Quantity, Phase,
-    CreationTimestamp, Labels, NodeSelector, StringValue, Overhead, RestartPolicy,
+    CreationTimestamp, NodeSelector, StringValue, Overhead, RestartPolicy,
     SchedulingGates, Gate, GateName, ResourceClaims, Claim, ClaimName, ClaimSourceName, ClaimTemplateName,
   };
 
@@ -308,7 +288,6 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
     if (stack_.empty()) return Slot::Root;
     switch (stack_.back()) {
       case Ctx::Items: return Slot::Item;
-      case Ctx::Owners: return Slot::Owner;
       case Ctx::Containers: return Slot::Container;
       case Ctx::InitContainers: return Slot::InitContainer;
       case Ctx::Gates: return Slot::Gate;
@@ -329,9 +308,6 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
       case Slot::Name: return &pod_.name;
       case Slot::Uid: return &pod_.uid;
       case Slot::ResourceVersion: return &pod_.resource_version;
-      case Slot::OwnerKind: return &pod_.owners.back().kind;
-      case Slot::OwnerName: return &pod_.owners.back().name;
-      case Slot::OwnerUid: return &pod_.owners.back().uid;
       case Slot::NodeName: return &pod_.node_name;
       case Slot::ContainerName: return &container_->name;
       case Slot::Phase: return &pod_.phase;
@@ -362,12 +338,6 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
       case Slot::Uid: return "metadata.uid";
       case Slot::ResourceVersion: return "metadata.resourceVersion";
       case Slot::DeletionTimestamp: return "metadata.deletionTimestamp";
-      case Slot::OwnerReferences: return "metadata.ownerReferences";
-      case Slot::Owner: return "an element of metadata.ownerReferences";
-      case Slot::OwnerKind: return "ownerReferences[].kind";
-      case Slot::OwnerName: return "ownerReferences[].name";
-      case Slot::OwnerUid: return "ownerReferences[].uid";
-      case Slot::OwnerController: return "ownerReferences[].controller";
       case Slot::NodeName: return "spec.nodeName";
       case Slot::Priority: return "spec.priority";
       case Slot::Containers: return "spec.containers";
@@ -381,10 +351,8 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
       case Slot::Quantity: return "a resource quantity";
       case Slot::Phase: return "status.phase";
       case Slot::CreationTimestamp: return "metadata.creationTimestamp";
-      case Slot::Labels: return "metadata.labels";
       case Slot::NodeSelector: return "spec.nodeSelector";
-      case Slot::StringValue:
-        return strings_slot_ == Slot::Labels ? "a value of metadata.labels" : "a value of spec.nodeSelector";
+      case Slot::StringValue: return "a value of spec.nodeSelector";
       case Slot::Overhead: return "spec.overhead";
       case Slot::RestartPolicy: return "container restartPolicy";
       case Slot::SchedulingGates: return "spec.schedulingGates";
@@ -403,14 +371,13 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
   static const char* expected_type(Slot slot) {
     switch (slot) {
       case Slot::Root: case Slot::ListMetadata: case Slot::Item: case Slot::Metadata: case Slot::Spec:
-      case Slot::Status: case Slot::Owner: case Slot::Container: case Slot::InitContainer: case Slot::Resources:
-      case Slot::Requests: case Slot::Limits: case Slot::Labels: case Slot::NodeSelector: case Slot::Overhead:
+      case Slot::Status: case Slot::Container: case Slot::InitContainer: case Slot::Resources:
+      case Slot::Requests: case Slot::Limits: case Slot::NodeSelector: case Slot::Overhead:
       case Slot::Gate: case Slot::Claim:
         return "an object";
-      case Slot::Items: case Slot::OwnerReferences: case Slot::Containers: case Slot::InitContainers:
+      case Slot::Items: case Slot::Containers: case Slot::InitContainers:
       case Slot::SchedulingGates: case Slot::ResourceClaims:
         return "an array";
-      case Slot::OwnerController: return "a boolean";
       case Slot::Priority: case Slot::ListRemaining: return "an integer";
       case Slot::Quantity: return "a string or a number";
       default: return "a string";
@@ -443,8 +410,7 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
   ListMeta meta_;
   PodProjection::Container* container_ = nullptr;           // the container being read
   std::map<std::string, std::string>* quantities_ = nullptr;  // requests, limits or overhead being read
-  std::map<std::string, std::string>* strings_ = nullptr;     // labels or nodeSelector being read
-  Slot strings_slot_ = Slot::None;                            // which of the two, for messages
+  std::map<std::string, std::string>* strings_ = nullptr;     // nodeSelector being read
   std::string entry_key_;                                     // key of the quantity or string being read
   bool raw_item_ = false;
   std::size_t raw_begin_ = 0;

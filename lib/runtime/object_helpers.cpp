@@ -30,25 +30,6 @@ rapidjson::Value current_finalizers(const rapidjson::Value& object, rapidjson::D
   return list;
 }
 
-}  // namespace
-
-void retry_on_conflict(const std::function<void()>& attempt, int attempts) {
-  static thread_local std::mt19937 rng(std::random_device{}());
-  for (int i = 1;; ++i) {
-    try {
-      attempt();
-      return;
-    } catch (const kube::ApiError& e) {
-      if (!e.is_conflict() || i >= attempts) throw;
-    }
-    // client-go's DefaultRetry: 10 ms steps with 10% jitter.
-    std::this_thread::sleep_for(std::chrono::microseconds(10000 + std::uniform_int_distribution<int>(0, 1000)(rng)));
-  }
-}
-
-
-namespace {
-
 // The first try starts from `cached` when given, else from a read.
 rapidjson::Document update_status_from(kube::Client& client, const kube::ResourceRef& object,
                                        const rapidjson::Value* cached,
@@ -72,6 +53,20 @@ rapidjson::Document update_status_from(kube::Client& client, const kube::Resourc
 }
 
 }  // namespace
+
+void retry_on_conflict(const std::function<void()>& attempt, int attempts) {
+  static thread_local std::mt19937 rng(std::random_device{}());
+  for (int i = 1;; ++i) {
+    try {
+      attempt();
+      return;
+    } catch (const kube::ApiError& e) {
+      if (!e.is_conflict() || i >= attempts) throw;
+    }
+    // client-go's DefaultRetry: 10 ms steps with 10% jitter.
+    std::this_thread::sleep_for(std::chrono::microseconds(10000 + std::uniform_int_distribution<int>(0, 1000)(rng)));
+  }
+}
 
 rapidjson::Document update_status(kube::Client& client, const kube::ResourceRef& object,
                                   const std::function<bool(rapidjson::Document&)>& mutate) {

@@ -21,4 +21,9 @@ const rapidjson::Value* value_at(const rapidjson::Value& v, std::initializer_lis
 // The string `v` holds; "" when it is absent or not a string.
 std::string string_of(const rapidjson::Value* v);
 
+// Whether the values at `path` in two objects differ: deep comparison (object
+// members in any order, arrays in order), nothing serialised, so watch-event
+// predicates can call it for every event. Absent and null are equal.
+bool differs_at(const rapidjson::Value& a, const rapidjson::Value& b, std::initializer_list<std::string_view> path);
+
 }  // namespace gpupool::kube

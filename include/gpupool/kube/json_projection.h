@@ -12,7 +12,9 @@
 
 namespace gpupool::kube {
 
-// The pod fields controllers read: what the pod store keeps per pod.
+// The pod fields controllers read: what the pod store keeps per pod. Only
+// fields some reader needs belong here (a cluster holds ~150,000 pods);
+// labels and owner references are skipped.
 struct PodProjection {
   struct Container {
     std::string name;
@@ -21,13 +23,6 @@ struct PodProjection {
     std::string restart_policy;  // restartPolicy: "Always" on an init container makes it a sidecar
     bool operator==(const Container&) const = default;
   };
-  struct Owner {
-    std::string kind;
-    std::string name;
-    std::string uid;
-    bool controller = false;
-    bool operator==(const Owner&) const = default;
-  };
   std::string ns;
   std::string name;
   std::string uid;
@@ -35,12 +30,10 @@ struct PodProjection {
   std::string node_name;  // spec.nodeName
   std::string phase;      // status.phase
   std::optional<int32_t> priority;  // spec.priority
-  std::vector<Owner> owners;        // metadata.ownerReferences
   std::vector<Container> containers;       // spec.containers
   std::vector<Container> init_containers;  // spec.initContainers
   bool deleting = false;                   // metadata.deletionTimestamp set
   std::string creation_timestamp;          // metadata.creationTimestamp, RFC 3339 text as served
-  std::map<std::string, std::string> labels;         // metadata.labels
   std::vector<std::string> scheduling_gates;         // spec.schedulingGates[].name, in order
   std::map<std::string, std::string> node_selector;  // spec.nodeSelector
   std::map<std::string, std::string> overhead;       // spec.overhead: resource name -> quantity text

@@ -113,8 +113,6 @@ PodProjection expected_pod() {
   p.node_name = "gpu-node-12";
   p.phase = "Running";
   p.priority = 1000000;
-  p.owners = {{"ReplicaSet", "trainer-7d9f8b6c5", "9a8b7c6d-0000-4000-8000-000000000001", true},
-              {"GpuPool", "quota-holder", "9a8b7c6d-0000-4000-8000-000000000002", false}};
   p.containers = {
       {"main",
        {{"cpu", "4"}, {"memory", "16Gi"}, {"nvidia.com/gpu", "2"}, {"ephemeral-storage", "1.5e9"}},
@@ -126,7 +124,6 @@ PodProjection expected_pod() {
                        {"log-shipper", {}, {{"memory", "128Mi"}}, "Always"}};
   p.deleting = false;
   p.creation_timestamp = "2024-05-01T09:59:12Z";
-  p.labels = {{"app", "trainer"}, {"name", "decoy-label"}, {"pod-template-hash", "7d9f8b6c5"}};
   p.scheduling_gates = {"gpupool.io/quota", "example.com/wait-for-data"};
   p.node_selector = {{"gpupool.io/pool", "a100-pool"}, {"kubernetes.io/os", "linux"}};
   p.overhead = {{"cpu", "250m"}, {"nvidia.com/gpu", "0"}};
@@ -163,8 +160,6 @@ TEST(ProjectPod, ReadsTheWantedFieldsAndIgnoresLookalikes) {
 TEST(ProjectPod, EachNewerFieldAlone) {
   PodProjection p = project_pod(R"({"metadata":{"creationTimestamp":"2024-05-01T09:59:12.5+02:00"}})");
   EXPECT_EQ(p.creation_timestamp, "2024-05-01T09:59:12.5+02:00");
-  p = project_pod(R"({"metadata":{"labels":{"b":"2","a":"","c":"x"}}})");
-  EXPECT_EQ(p.labels, (std::map<std::string, std::string>{{"a", ""}, {"b", "2"}, {"c", "x"}}));
   p = project_pod(R"({"spec":{"schedulingGates":[{"name":"z"},{"name":"a"},{"name":"z"}]}})");
   EXPECT_EQ(p.scheduling_gates, (std::vector<std::string>{"z", "a", "z"}));  // in order, as served
   p = project_pod(R"({"spec":{"nodeSelector":{"gpupool.io/pool":"p"}}})");
@@ -205,11 +200,20 @@ TEST(ProjectPod, NullNewerFieldsAreAbsent) {
   PodProjection p = project_pod(R"({"metadata":{"labels":{"a":null,"b":"1"}},
       "spec":{"schedulingGates":[null,{"name":null},{"name":"g"}],"nodeSelector":{"k":null},
               "overhead":{"cpu":null},"resourceClaims":[null,{"name":"c"}]}})");
-  EXPECT_EQ(p.labels, (std::map<std::string, std::string>{{"b", "1"}}));
   EXPECT_EQ(p.scheduling_gates, (std::vector<std::string>{"", "g"}));
   EXPECT_TRUE(p.node_selector.empty());
   EXPECT_TRUE(p.overhead.empty());
   EXPECT_EQ(p.resource_claims, std::vector<std::string>{"c"});
+}
+
+// Labels and owners are read by no reconciler: the store does not keep them
+// (memory per pod), whatever they hold.
+TEST(ProjectPod, LabelsAndOwnersAreNotKept) {
+  for (const char* json : {R"({"metadata":{"labels":{"a":"1"},"ownerReferences":[{"kind":"Job","name":"j","controller":true}]}})",
+                           R"({"metadata":{"labels":["a"],"ownerReferences":[{"controller":"yes"}]}})",
+                           R"({"metadata":{"labels":{"a":{"name":"x"}},"ownerReferences":{"name":"x"}}})"}) {
+    EXPECT_EQ(project_pod(json), PodProjection{}) << json;
+  }
 }
 
 TEST(ProjectPod, DeletionTimestampMarksDeleting) {
@@ -245,12 +249,8 @@ TEST(ProjectPod, MalformedInputIsADecodeError) {
       {R"({"spec":{"priority":"5"}})", "spec.priority must be an integer, found a string"},
       {R"({"spec":{"priority":2147483648}})", "spec.priority is not a 32-bit integer"},
       {R"({"spec":{"priority":1.5}})", "spec.priority is not a 32-bit integer"},
-      {R"({"metadata":{"ownerReferences":[{"controller":"yes"}]}})", "ownerReferences[].controller must be a boolean"},
       {R"({"spec":{"containers":[{"resources":{"requests":{"cpu":true}}}]}})", "a resource quantity must be a string or a number"},
       {R"({"metadata":{"creationTimestamp":1714557552}})", "metadata.creationTimestamp must be a string, found a number"},
-      {R"({"metadata":{"labels":["a"]}})", "metadata.labels must be an object, found an array"},
-      {R"({"metadata":{"labels":{"a":1}}})", "a value of metadata.labels must be a string, found a number"},
-      {R"({"metadata":{"labels":{"a":{"b":"c"}}}})", "a value of metadata.labels must be a string, found an object"},
       {R"({"spec":{"schedulingGates":{"name":"g"}}})", "spec.schedulingGates must be an array, found an object"},
       {R"({"spec":{"schedulingGates":["g"]}})", "an element of spec.schedulingGates must be an object, found a string"},
       {R"({"spec":{"schedulingGates":[{"name":["g"]}]}})", "spec.schedulingGates[].name must be a string, found an array"},
@@ -361,7 +361,6 @@ TEST(ProjectPodList, EqualsProjectingEachScannedItem) {
   EXPECT_EQ(direct[17].node_name, "node-3");
   ASSERT_EQ(direct[17].containers.size(), 1u);
   EXPECT_EQ(direct[17].containers[0].requests.at("nvidia.com/gpu"), "2");
-  EXPECT_EQ(direct[17].labels, (std::map<std::string, std::string>{{"i", "17"}}));
   EXPECT_EQ(direct[17].scheduling_gates, std::vector<std::string>{"gate-17"});
 }
 
@@ -385,7 +384,6 @@ TEST(ProjectPodList, ItemsDoNotLeakIntoEachOther) {
   ASSERT_EQ(pods.size(), 2u);
   PodProjection first;
   first.creation_timestamp = "t1";
-  first.labels = {{"a", "1"}};
   first.scheduling_gates = {"g1"};
   first.node_selector = {{"n", "1"}};
   first.overhead = {{"cpu", "1"}};
@@ -394,7 +392,6 @@ TEST(ProjectPodList, ItemsDoNotLeakIntoEachOther) {
   first.init_containers = {{"s", {}, {}, "Always"}};
   EXPECT_EQ(pods[0], first);
   PodProjection second;
-  second.labels = {{"b", "2"}};
   second.resource_claims = {"c2"};
   second.claim_sources = {{}};
   second.init_containers = {{"i", {}, {}, ""}};
