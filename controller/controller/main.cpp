@@ -16,6 +16,7 @@
 #include "gpupool/gpu/mig_parted.h"
 #include "gpupool/runtime/event_recorder.h"
 #include "node_inventory.h"
+#include "stored_objects.h"
 #include "pool_controller_setup.h"
 #include "quota_controller_setup.h"
 #include "webhook_setup.h"
@@ -149,7 +150,7 @@ int main(int argc, char** argv) {
     gpupool::runtime::EventRecorder events(manager.client(), eo);
     // The node inventory log (one line per node change), kept as the runtime's
     // smallest end-to-end check.
-    auto nodes = manager.informers().get<gpupool::kube::Object>({gpupool::kube::core::nodes(), "", "", ""});
+    auto nodes = manager.informers().get<gpupool::kube::Object>({gpupool::kube::core::nodes(), "", "", ""}, {}, gpupool::controller::stored_objects());
     gpupool::controller::NodeInventoryReconciler reconciler(nodes);
     gpupool::runtime::ControllerOptions co;
     co.name = "node-inventory";

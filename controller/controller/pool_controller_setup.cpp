@@ -1,4 +1,5 @@
 #include "pool_controller_setup.h"
+#include "stored_objects.h"
 
 #include "gpupool/common/rfc3339.h"
 #include "gpupool/kube/json_access.h"
@@ -54,11 +55,11 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
                                const std::string& device_plugin_configmap,
                                pool_controller::MonitoringReconcilerOptions monitoring) {
   auto& inf = manager.informers();
-  auto pools = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""});
-  auto policies = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupolicies"}, "", "", ""});
-  auto nodes = inf.get<kube::Object>({kube::core::nodes(), "", "", ""});
-  auto gpunodes = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpunodes"}, "", "", ""});
-  auto leases = inf.get<kube::Object>({{"coordination.k8s.io", "v1", "leases"}, agent_namespace, "", ""});
+  auto pools = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""}, {}, stored_objects());
+  auto policies = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupolicies"}, "", "", ""}, {}, stored_objects());
+  auto nodes = inf.get<kube::Object>({kube::core::nodes(), "", "", ""}, {}, stored_objects());
+  auto gpunodes = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpunodes"}, "", "", ""}, {}, stored_objects());
+  auto leases = inf.get<kube::Object>({{"coordination.k8s.io", "v1", "leases"}, agent_namespace, "", ""}, {}, stored_objects());
 
   pool_controller::PoolReconcilerOptions o;
   o.agent_namespace = agent_namespace;

@@ -1,4 +1,5 @@
 #include "quota_controller_setup.h"
+#include "stored_objects.h"
 
 #include <spdlog/spdlog.h>
 
@@ -42,11 +43,11 @@ bool gpunode_capacity_changed(const kube::Object& a, const kube::Object& b) {
 QuotaController::QuotaController(runtime::Manager& manager, int concurrency, runtime::EventRecorder* events,
                                  WebhookServer* webhook) {
   auto& inf = manager.informers();
-  auto quotas = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "tenantquotas"}, "", "", ""});
-  auto pools = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""});
-  auto policies = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupolicies"}, "", "", ""});
-  auto gpunodes = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpunodes"}, "", "", ""});
-  auto namespaces = inf.get<kube::Object>({kube::core::namespaces(), "", "", ""});
+  auto quotas = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "tenantquotas"}, "", "", ""}, {}, stored_objects());
+  auto pools = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""}, {}, stored_objects());
+  auto policies = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupolicies"}, "", "", ""}, {}, stored_objects());
+  auto gpunodes = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpunodes"}, "", "", ""}, {}, stored_objects());
+  auto namespaces = inf.get<kube::Object>({kube::core::namespaces(), "", "", ""}, {}, stored_objects());
 
   grants_ = std::make_unique<quota_controller::GrantReconciler>(
       manager.client(), quota_controller::GrantStores{quotas->store(), pools->store(), policies->store(),
@@ -114,7 +115,7 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
   // cluster, and as much of the controller's memory).
   const runtime::InformerFilter<kube::PodProjection> gpu_pods{"requests-gpu", [](const kube::PodProjection& p) {
                                                                return quota::requests_gpu(p);
-                                                             }};
+                                                             }, {}};
   auto pods = manager.informers().get<kube::PodProjection>({kube::core::pods(), "", "", ""}, {}, gpu_pods);
   quota_controller::AdmissionStores stores{pods->store(), quotas->store(), pools->store(), policies->store(),
                                            gpunodes->store(), namespaces->store()};
@@ -123,8 +124,8 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
   std::vector<runtime::Informer<kube::Object>*> dra;
   try {
     manager.client().request("GET", "/apis/resource.k8s.io/v1", "", "", true);
-    auto claims = inf.get<kube::Object>({{"resource.k8s.io", "v1", "resourceclaims"}, "", "", ""});
-    auto templates = inf.get<kube::Object>({{"resource.k8s.io", "v1", "resourceclaimtemplates"}, "", "", ""});
+    auto claims = inf.get<kube::Object>({{"resource.k8s.io", "v1", "resourceclaims"}, "", "", ""}, {}, stored_objects());
+    auto templates = inf.get<kube::Object>({{"resource.k8s.io", "v1", "resourceclaimtemplates"}, "", "", ""}, {}, stored_objects());
     stores.claims = &claims->store();
     stores.claim_templates = &templates->store();
     dra = {claims.get(), templates.get()};

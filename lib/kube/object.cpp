@@ -7,14 +7,66 @@
 
 namespace gpupool::kube {
 
-Object decode_object(std::string_view json) {
+namespace {
+
+std::size_t aligned(std::size_t n) { return n == 0 ? 0 : (n + 7) & ~std::size_t{7}; }
+
+// RapidJSON (x86-64, 48-bit pointers) keeps strings of up to 13 characters
+// inside the value; longer ones take length + 1 bytes of the allocator.
+constexpr std::size_t kInlineStringMax = 13;
+
+std::size_t string_size(rapidjson::SizeType length) { return length <= kInlineStringMax ? 0 : aligned(length + 1); }
+
+void drop_managed_fields(rapidjson::Value& doc, const DecodeTrim& trim, rapidjson::Document::AllocatorType& a) {
+  auto meta = doc.FindMember("metadata");
+  if (meta == doc.MemberEnd() || !meta->value.IsObject()) return;
+  auto fields = meta->value.FindMember("managedFields");
+  if (fields == meta->value.MemberEnd()) return;
+  if (!trim.keep_managers_prefix.empty() && fields->value.IsArray()) {
+    rapidjson::Value kept(rapidjson::kArrayType);
+    for (auto& entry : fields->value.GetArray()) {
+      if (!entry.IsObject()) continue;
+      auto manager = entry.FindMember("manager");
+      if (manager != entry.MemberEnd() && manager->value.IsString() &&
+          std::string_view(manager->value.GetString(), manager->value.GetStringLength()).starts_with(trim.keep_managers_prefix)) {
+        kept.PushBack(entry.Move(), a);
+      }
+    }
+    if (!kept.Empty()) {
+      fields->value = std::move(kept);
+      return;
+    }
+  }
+  // Absent rather than empty: the server keeps its own when a write omits it.
+  meta->value.EraseMember(fields);
+}
+
+}  // namespace
+
+std::size_t copy_size(const rapidjson::Value& v) {
+  std::size_t n = 0;
+  if (v.IsObject()) {
+    n += aligned(std::size_t{v.MemberCount()} * sizeof(rapidjson::Value::Member));
+    for (const auto& m : v.GetObject()) n += string_size(m.name.GetStringLength()) + copy_size(m.value);
+  } else if (v.IsArray()) {
+    n += aligned(std::size_t{v.Size()} * sizeof(rapidjson::Value));
+    for (const auto& e : v.GetArray()) n += copy_size(e);
+  } else if (v.IsString()) {
+    n += string_size(v.GetStringLength());
+  }
+  return n;
+}
+
+Object decode_object(std::string_view json) { return decode_object(json, DecodeTrim{}); }
+
+Object decode_object(std::string_view json, const DecodeTrim& trim) {
   Object o;
   {
     rapidjson::Document parsed = parse_json(json);
     if (!parsed.IsObject()) throw DecodeError("object: not a JSON object");
-    // A copy into one block of the parsed size (a copy needs no more: it
-    // makes no spare room in arrays and objects as the parser does).
-    o.allocator = std::make_unique<rapidjson::MemoryPoolAllocator<>>(std::max<std::size_t>(parsed.GetAllocator().Size(), 64));
+    if (trim.managed_fields) drop_managed_fields(parsed, trim, parsed.GetAllocator());
+    // A copy into one block of exactly the copy's size.
+    o.allocator = std::make_unique<rapidjson::MemoryPoolAllocator<>>(std::max<std::size_t>(copy_size(parsed), 64));
     o.doc = rapidjson::Document(o.allocator.get());
     o.doc.CopyFrom(parsed, *o.allocator);
   }

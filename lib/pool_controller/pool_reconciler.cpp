@@ -228,7 +228,7 @@ PoolReconciler::PoolReconciler(kube::Client& client, PoolStores stores, PoolReco
       metrics_(options_.metrics ? std::make_unique<PoolMetrics>(*options_.metrics) : nullptr) {}
 
 std::string PoolReconciler::label_manager(const std::string& pool) {
-  const std::string name = "gpupool-pool-" + pool;
+  const std::string name = std::string(kLabelManagerPrefix) + pool;
   if (name.size() <= 128) return name;
   return name.substr(0, 111) + "-" + common::short_hash(pool, 16);
 }

@@ -4,6 +4,7 @@
 
 #include <rapidjson/document.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -43,6 +44,24 @@ struct Object {
 // Decodes an object. Throws DecodeError on malformed JSON, or when the value
 // is not an object or has no metadata.name.
 Object decode_object(std::string_view json);
+
+// What a stored copy leaves out. metadata.managedFields is often the largest
+// part of an object and few readers need it. Dropping it whole is safe for
+// writes made from the copy: an update without managedFields keeps the
+// server's. Keeping a subset is not: never send such a copy back whole in a
+// PUT (the server would take the subset).
+struct DecodeTrim {
+  bool managed_fields = false;       // drop metadata.managedFields entries...
+  std::string keep_managers_prefix;  // ...but those whose manager starts with this ("": drop them all)
+};
+
+// decode_object, leaving out what `trim` says.
+Object decode_object(std::string_view json, const DecodeTrim& trim);
+
+// The bytes a MemoryPoolAllocator gives a deep copy of `v` (CopyFrom): the
+// arrays, members and strings longer than RapidJSON keeps inline, each
+// rounded up as the allocator does.
+std::size_t copy_size(const rapidjson::Value& v);
 
 // "namespace/name", or "name" for cluster-scoped objects: the store key.
 std::string object_key(std::string_view ns, std::string_view name);

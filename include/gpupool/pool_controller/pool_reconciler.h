@@ -28,6 +28,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "gpupool/gpu/catalog.h"
 #include "gpupool/gpu/mig_parted.h"
@@ -62,6 +63,9 @@ class PoolReconciler : public runtime::Reconciler {
 
   // The field manager of a pool's labels on its nodes.
   static std::string label_manager(const std::string& pool);
+  // What every label_manager starts with: the managedFields entries the
+  // reconciler reads (a Node store may drop all others).
+  static constexpr std::string_view kLabelManagerPrefix = "gpupool-pool-";
 
  private:
   struct Pass;

@@ -73,12 +73,15 @@ struct InformerOptions {
   std::chrono::milliseconds resync{0};  // >0: every object re-delivered as an update this often
 };
 
-// Which decoded objects the store keeps; `name` tells filters apart (the
-// factory shares an informer per name). No `keep`: every object.
+// Which objects the store keeps, and how much of each; `name` tells filters
+// apart (the factory shares an informer per name). No `keep`: every object.
+// No `decode`: Codec<T>::decode; one that leaves fields out (such as
+// kube::DecodeTrim) saves memory in every stored object.
 template <class T>
 struct InformerFilter {
   std::string name;
   std::function<bool(const T&)> keep;
+  std::function<T(std::string_view json)> decode;
 };
 
 struct InformerStats {
@@ -174,7 +177,7 @@ class Informer final : public InformerBase {
     o.limit = options_.page_size;
     std::string rv = client_.list_items(collection_, o, [&](std::string_view item) {
       try {
-        auto obj = std::make_shared<const T>(Codec<T>::decode(item));
+        auto obj = std::make_shared<const T>(decode(item));
         if (!kept(*obj)) return;  // absent from `fresh`: a stored one is delivered as deleted below
         std::string key = Codec<T>::key(*obj);
         if (auto it = position.find(key); it != position.end()) {
@@ -219,7 +222,7 @@ class Informer final : public InformerBase {
     if (ev.type == kube::WatchEventType::Bookmark) return;
     Ptr obj;
     try {
-      obj = std::make_shared<const T>(Codec<T>::decode(ev.object));
+      obj = std::make_shared<const T>(decode(ev.object));
     } catch (const std::exception& e) {
       stats_.decode_failures++;
       spdlog::warn("informer {}: skipping a {} event that cannot be decoded: {}", description(), to_string(ev.type), e.what());
@@ -254,6 +257,8 @@ class Informer final : public InformerBase {
       for (const auto& obj : store_.list()) deliver_update(obj, obj);
     }
   }
+
+  T decode(std::string_view json) const { return filter_.decode ? filter_.decode(json) : Codec<T>::decode(json); }
 
   bool kept(const T& obj) {
     if (!filter_.keep || filter_.keep(obj)) return true;

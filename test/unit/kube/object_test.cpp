@@ -6,6 +6,7 @@
 
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/client.h"
+#include "gpupool/kube/json_access.h"
 
 namespace gpupool::kube {
 namespace {
@@ -37,6 +38,71 @@ TEST(DecodeObject, KeepsTheDocumentInABlockOfItsOwnSize) {
   EXPECT_EQ(&o.doc.GetAllocator(), o.allocator.get());
   EXPECT_LT(o.allocator->Capacity(), 2048u);
   EXPECT_GE(o.allocator->Capacity(), o.allocator->Size());
+}
+
+// copy_size must be exact: an undercount costs the store a second block.
+TEST(CopySize, IsWhatTheAllocatorGivesACopy) {
+  for (const char* json : {kNode, "{}", "[]", R"({"a":[]})", R"({"thirteen-char":"1234567890123"})",
+                           R"({"fourteen-chars":"12345678901234"})", R"({"":""})", R"([[[]],[{}],"x",1,2.5,true,null])",
+                           R"({"k":{"l":{"m":["a string longer than inline","another one, also long enough"]}}})"}) {
+    const rapidjson::Document parsed = parse_json(json);
+    rapidjson::MemoryPoolAllocator<> pool(1 << 16);
+    rapidjson::Document copy(&pool);
+    copy.CopyFrom(parsed, pool);
+    EXPECT_EQ(copy_size(parsed), pool.Size()) << json;
+  }
+}
+
+TEST(DecodeObject, FillsItsBlockExactly) {
+  const Object o = decode_object(kNode);
+  EXPECT_EQ(o.allocator->Size(), o.allocator->Capacity());
+}
+
+const char* kManaged = R"({"metadata":{"name":"n1","labels":{"a":"1"},"managedFields":[
+  {"manager":"kubelet","operation":"Update","fieldsV1":{"f:status":{"f:conditions":{}}}},
+  {"manager":"gpupool-pool-a","operation":"Apply","fieldsV1":{"f:metadata":{"f:labels":{"f:a":{}}}}},
+  {"manager":"kube-controller-manager","operation":"Update","fieldsV1":{"f:spec":{}}},
+  {"operation":"Update"}, "not an entry"]},"spec":{"x":1}})";
+
+std::string managers(const Object& o) {
+  const rapidjson::Value* fields = value_at(o.doc, {"metadata", "managedFields"});
+  if (fields == nullptr) return "<absent>";
+  std::string out;
+  for (const auto& f : fields->GetArray()) out += string_of(member(f, "manager")) + ";";
+  return out;
+}
+
+TEST(DecodeObject, TrimsManagedFieldsAsAsked) {
+  struct Case {
+    const char* what;
+    DecodeTrim trim;
+    std::string managers;
+  };
+  const Case cases[] = {
+      {"no trim", {}, "kubelet;gpupool-pool-a;kube-controller-manager;;;"},
+      {"dropped whole", {true, ""}, "<absent>"},
+      {"our managers kept", {true, "gpupool-pool-"}, "gpupool-pool-a;"},
+      {"none of ours: absent, not empty", {true, "gpupool-agent"}, "<absent>"},
+      {"a prefix without the flag does nothing", {false, "gpupool-pool-"}, "kubelet;gpupool-pool-a;kube-controller-manager;;;"},
+  };
+  for (const auto& c : cases) {
+    const Object o = decode_object(kManaged, c.trim);
+    EXPECT_EQ(managers(o), c.managers) << c.what;
+    // The rest is untouched, and the block is still exactly the copy's size.
+    EXPECT_EQ(o.name, "n1") << c.what;
+    EXPECT_EQ(string_at(o.doc, {"metadata", "labels", "a"}), "1") << c.what;
+    EXPECT_EQ(to_json(*member(o.doc, "spec")), R"({"x":1})") << c.what;
+    EXPECT_EQ(o.allocator->Size(), o.allocator->Capacity()) << c.what;
+  }
+}
+
+TEST(DecodeObject, TrimLeavesOddShapesAlone) {
+  const DecodeTrim ours{true, "gpupool-"};
+  EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a"}})", ours).doc), R"({"metadata":{"name":"a"}})");
+  EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a","managedFields":"x"}})", ours).doc), R"({"metadata":{"name":"a"}})");
+  EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a","managedFields":null}})", DecodeTrim{true, ""}).doc),
+            R"({"metadata":{"name":"a"}})");
+  EXPECT_THROW(decode_object(R"({"metadata":{"managedFields":[]}})", ours), DecodeError);
 }
 
 TEST(DecodeObject, SurvivesMovesWithItsAllocator) {

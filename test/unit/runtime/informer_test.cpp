@@ -207,7 +207,7 @@ TEST(Informer, FilterKeepsOnlyMatchingObjectsAndDeletesOnesThatStopMatching) {
   kube::Client client(config_for(server));
   InformerFilter<kube::PodProjection> gpu{"gpu", [](const kube::PodProjection& p) {
                                             return !p.containers.empty() && p.containers[0].requests.contains("nvidia.com/gpu");
-                                          }};
+                                          }, {}};
   Informer<kube::PodProjection> informer(client, {kube::core::pods(), "", "", ""}, {}, gpu);
   Recorder<kube::PodProjection> rec;
   informer.add_handler(rec.handler());
@@ -223,6 +223,33 @@ TEST(Informer, FilterKeepsOnlyMatchingObjectsAndDeletesOnesThatStopMatching) {
   EXPECT_EQ(informer.stats().filtered_out.load(), 3u) << "cpu (listed), later-cpu's update, cpu2";
 }
 
+std::string managed_pod(const std::string& name, const std::string& rv) {
+  return R"({"metadata":{"name":")" + name + R"(","namespace":"ns","resourceVersion":")" + rv +
+         R"(","managedFields":[{"manager":"kubectl","operation":"Update","fieldsV1":{"f:spec":{}}}]},"spec":{}})";
+}
+
+TEST(Informer, FilterDecodeShapesWhatIsStoredFromListsAndEvents) {
+  ScriptedServer server;
+  server.enqueue(list_step("5", {managed_pod("listed", "1")}));
+  server.enqueue(watch_step({test::watch_event_json("ADDED", managed_pod("watched", "6"))}, true));
+  kube::Client client(config_for(server));
+  InformerFilter<kube::Object> lean{"lean", {}, [](std::string_view json) {
+                                      return kube::decode_object(json, kube::DecodeTrim{true, ""});
+                                    }};
+  Informer<kube::Object> informer(client, {kube::core::pods(), "", "", ""}, {}, lean);
+  std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
+  ASSERT_TRUE(eventually([&] { return informer.store().get("ns/watched") != nullptr; }));
+  runner.request_stop();
+  server.release();
+  runner.join();
+  for (const char* key : {"ns/listed", "ns/watched"}) {
+    auto stored = informer.store().get(key);
+    ASSERT_TRUE(stored) << key;
+    EXPECT_EQ(kube::to_json(stored->doc["metadata"]).find("managedFields"), std::string::npos) << key;
+    EXPECT_TRUE(stored->doc.HasMember("spec")) << key;
+  }
+}
+
 TEST(InformerFactory, SharesOneInformerPerKindAndSelector) {
   kube::RestConfig c;
   c.server = "http://127.0.0.1:1";
@@ -234,7 +261,7 @@ TEST(InformerFactory, SharesOneInformerPerKindAndSelector) {
   InformerOptions labelled;
   labelled.selectors.label_selector = "app=x";
   auto selected = factory.get<kube::Object>({kube::core::pods(), "", "", ""}, labelled);
-  InformerFilter<kube::PodProjection> some{"some", [](const kube::PodProjection&) { return true; }};
+  InformerFilter<kube::PodProjection> some{"some", [](const kube::PodProjection&) { return true; }, {}};
   auto filtered = factory.get<kube::PodProjection>({kube::core::pods(), "", "", ""}, {}, some);
   EXPECT_EQ(filtered, factory.get<kube::PodProjection>({kube::core::pods(), "", "", ""}, {}, some));
   EXPECT_NE(filtered, projected) << "a filter is part of what an informer is";

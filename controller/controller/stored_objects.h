@@ -1,0 +1,23 @@
+// How the controller process keeps whole objects in its informers' stores.
+// Every informer of kube::Object it asks for passes this one filter, so the
+// controllers in the process share them (the factory shares per filter name).
+#pragma once
+
+#include <string>
+
+#include "gpupool/kube/object.h"
+#include "gpupool/pool_controller/pool_reconciler.h"
+#include "gpupool/runtime/informer.h"
+
+namespace gpupool::controller {
+
+// Every object, without metadata.managedFields (often a third of a Node or
+// GPUNode) but for the pool reconciler's own entries on Nodes: it reads
+// which labels it applied. Nothing here writes a stored Node back whole; the
+// other kinds keep no entry, and a write without them keeps the server's.
+inline runtime::InformerFilter<kube::Object> stored_objects() {
+  static const kube::DecodeTrim trim{true, std::string(pool_controller::PoolReconciler::kLabelManagerPrefix)};
+  return {"lean", {}, [](std::string_view json) { return kube::decode_object(json, trim); }};
+}
+
+}  // namespace gpupool::controller
