@@ -49,6 +49,9 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--leader-elect-retry-period", retry_s, "Seconds between attempts to acquire or renew")
       ->capture_default_str()->check(CLI::PositiveNumber);
+  double cache_sync_s = std::chrono::duration<double>(mo.cache_sync_timeout).count();
+  app.add_option("--cache-sync-timeout", cache_sync_s, "Seconds the informers may take to list everything at start before the controller exits")
+      ->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--metrics-bind-address", mo.metrics_bind_address, "Address of /metrics; 0 disables")->capture_default_str();
   app.add_option("--health-probe-bind-address", mo.health_probe_bind_address,
                  "Address of /healthz and /readyz; 0 disables")->capture_default_str();
@@ -109,6 +112,7 @@ int main(int argc, char** argv) {
   mo.lease_duration = ms(lease_s);
   mo.renew_deadline = ms(renew_s);
   mo.retry_period = ms(retry_s);
+  mo.cache_sync_timeout = ms(cache_sync_s);
   int code = 0;
   try {
     gpupool::kube::KubeconfigOptions opts;

@@ -17,11 +17,12 @@ constexpr std::size_t kInlineStringMax = 13;
 
 std::size_t string_size(rapidjson::SizeType length) { return length <= kInlineStringMax ? 0 : aligned(length + 1); }
 
-void drop_managed_fields(rapidjson::Value& doc, const DecodeTrim& trim, rapidjson::Document::AllocatorType& a) {
+// True when it took anything out.
+bool drop_managed_fields(rapidjson::Value& doc, const DecodeTrim& trim, rapidjson::Document::AllocatorType& a) {
   auto meta = doc.FindMember("metadata");
-  if (meta == doc.MemberEnd() || !meta->value.IsObject()) return;
+  if (meta == doc.MemberEnd() || !meta->value.IsObject()) return false;
   auto fields = meta->value.FindMember("managedFields");
-  if (fields == meta->value.MemberEnd()) return;
+  if (fields == meta->value.MemberEnd()) return false;
   if (!trim.keep_managers_prefix.empty() && fields->value.IsArray()) {
     rapidjson::Value kept(rapidjson::kArrayType);
     for (auto& entry : fields->value.GetArray()) {
@@ -34,11 +35,12 @@ void drop_managed_fields(rapidjson::Value& doc, const DecodeTrim& trim, rapidjso
     }
     if (!kept.Empty()) {
       fields->value = std::move(kept);
-      return;
+      return true;
     }
   }
   // Absent rather than empty: the server keeps its own when a write omits it.
   meta->value.EraseMember(fields);
+  return true;
 }
 
 }  // namespace
@@ -64,9 +66,12 @@ Object decode_object(std::string_view json, const DecodeTrim& trim) {
   {
     rapidjson::Document parsed = parse_json(json);
     if (!parsed.IsObject()) throw DecodeError("object: not a JSON object");
-    if (trim.managed_fields) drop_managed_fields(parsed, trim, parsed.GetAllocator());
-    // A copy into one block of exactly the copy's size.
-    o.allocator = std::make_unique<rapidjson::MemoryPoolAllocator<>>(std::max<std::size_t>(copy_size(parsed), 64));
+    const bool trimmed = trim.managed_fields && drop_managed_fields(parsed, trim, parsed.GetAllocator());
+    // A copy into one block of exactly the copy's size: what the parse took
+    // (the parser, like a copy, makes no spare room), unless values were
+    // taken out since (their bytes stay in the parse's allocator).
+    const std::size_t size = trimmed ? copy_size(parsed) : parsed.GetAllocator().Size();
+    o.allocator = std::make_unique<rapidjson::MemoryPoolAllocator<>>(std::max<std::size_t>(size, 64));
     o.doc = rapidjson::Document(o.allocator.get());
     o.doc.CopyFrom(parsed, *o.allocator);
   }
