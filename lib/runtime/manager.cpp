@@ -79,6 +79,13 @@ int Manager::run(std::stop_token stop) {
   if (e.probes) e.probes->start();
   if (e.metrics->enabled()) spdlog::info("manager: serving metrics on port {}", e.metrics->port());
   informers_.start();
+  // Stopped before run() returns, whichever way: their handlers reach into
+  // the controllers' reconcilers, which the caller destroys next (an
+  // informer still delivering then was a use-after-free at every shutdown).
+  struct StopInformers {
+    InformerFactory& informers;
+    ~StopInformers() { informers.stop(); }
+  } stop_informers{informers_};
   std::jthread sync_watch([this, &e](std::stop_token own) {
     if (informers_.wait_for_sync(options_.cache_sync_timeout, own)) e.synced = true;
   });

@@ -347,6 +347,15 @@ class InformerFactory {
     return false;
   }
 
+  // How many informers run on their threads now.
+  std::size_t running() const {
+    std::lock_guard lock(mu_);
+    std::size_t n = 0;
+    for (const auto& [id, entry] : informers_) n += entry.thread.joinable() ? 1 : 0;
+    return n;
+  }
+
+  // Stops every informer and waits for its thread: no handler runs after.
   void stop() {
     std::lock_guard lock(mu_);
     for (auto& [id, entry] : informers_) entry.thread.request_stop();
@@ -361,7 +370,7 @@ class InformerFactory {
     std::jthread thread;
   };
   kube::Client& client_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::map<std::string, Entry> informers_;
 };
 

@@ -56,7 +56,8 @@ class Manager {
   void add(Controller& controller) { controllers_.push_back(&controller); }
 
   // Runs until `stop` fires (returns 0) or leadership is lost or the caches
-  // never sync (returns 1).
+  // never sync (returns 1). Before it returns, the controllers and the
+  // informers have stopped: no handler runs after it.
   int run(std::stop_token stop);
 
   // Whether this replica leads now: always without leader election; with it,
