@@ -39,7 +39,12 @@ TEST_F(PoolTest, ApplyingAPoolBringsEveryMemberToTheDriverAndLayoutAndReportsCap
                        "  nodeLabels: {team: research}\n"
                        "  nodeTaints: [{key: gpupool.io/dedicated, value: research, effect: NoSchedule}]\n"));
   // preinstalled cannot install: the simulated backend installs any kind itself.
-  ASSERT_TRUE(wait_pool("converge", 180s, [](const rapidjson::Value& p) { return condition(p, "Ready") == "True"; }, "the pool Ready"));
+  // Capacity comes from the Nodes' status, which the agents' device plugin
+  // updates after their GPUNode reports the layout applied: it may trail
+  // Ready by a pass.
+  ASSERT_TRUE(wait_pool("converge", 180s, [](const rapidjson::Value& p) {
+    return condition(p, "Ready") == "True" && str(p, {"status", "capacity", "nvidia.com/mig-3g.40gb"}) == "12";
+  }, "the pool Ready with every member's capacity"));
   auto p = get(kPools, "converge");
   EXPECT_EQ(p["status"]["nodes"]["total"].GetInt(), 3);
   EXPECT_EQ(p["status"]["nodes"]["ready"].GetInt(), 3);
