@@ -7,8 +7,11 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -22,6 +25,7 @@
 #include "gpupool/kube/config.h"
 #include "gpupool/metrics/build_info.h"
 #include "gpupool/node/gpu_metrics_collector.h"
+#include "gpupool/node/gpu_report.h"
 #include "gpupool/node/lease_heartbeat.h"
 #include "gpupool/node/namespace_tenants.h"
 #include "gpupool/node/node_agent.h"
@@ -46,6 +50,33 @@ std::vector<std::string> split_words(const std::string& s) {
   }
   if (!word.empty()) out.push_back(std::move(word));
   return out;
+}
+
+// --print-gpus: the report of gpu_report.h on stdout, no cluster touched.
+int print_gpus(gpupool::backend::BackendSelection sel, const std::string& simulated_gpus, std::string node_name) {
+  namespace backend = gpupool::backend;
+  if (node_name.empty()) {
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) == 0) node_name = host;
+  }
+  try {
+    sel.catalog = &gpupool::gpu::Catalog::builtin();
+    sel.simulated.node_name = node_name;
+    if (!simulated_gpus.empty()) sel.simulated.gpus = backend::parse_simulated_gpus(simulated_gpus, *sel.catalog);
+    backend::SelectedBackend selected = backend::select_backend(sel);
+    gpupool::node::GpuReportOptions options;
+    options.node_name = node_name;
+    options.catalog = sel.catalog;
+    const gpupool::node::GpuReport report = gpupool::node::gpu_report(*selected.backend, options);
+    const std::string text = "# backend: " + selected.why + "\n" + report.text;
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    if (report.failed_calls > 0) spdlog::error("{} backend call(s) failed; see the report", report.failed_calls);
+    return report.failed_calls == 0 ? 0 : 1;
+  } catch (const backend::BackendError& e) {
+    spdlog::error("GPU backend: {}: {}", e.code(), e.what());
+    return 1;
+  }
 }
 
 }  // namespace
@@ -126,9 +157,17 @@ int main(int argc, char** argv) {
   app.add_option("--log-format", log_format, "Log format: text or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
   app.add_option("--log-level", log_level, "Log level")->capture_default_str()
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+  bool print_gpus_only = false;
+  app.add_flag("--print-gpus", print_gpus_only,
+               "Print what the agent reads of this node's GPUs (status, labels, resources, processes, metrics) "
+               "and exit; read-only, needs no cluster");
   CLI11_PARSE(app, argc, argv);
 
   gpupool::log::init(*gpupool::log::parse_format(log_format), log_level);
+  if (print_gpus_only) {
+    if (node_name.empty() && std::getenv("NODE_NAME") != nullptr) node_name = std::getenv("NODE_NAME");
+    return print_gpus(sel, simulated_gpus, node_name);
+  }
   gpupool::metrics::register_build_info(gpupool::metrics::default_registry());
   if (node_name.empty()) {
     const char* env = std::getenv("NODE_NAME");
