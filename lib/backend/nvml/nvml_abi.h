@@ -188,6 +188,18 @@ struct nvmlMemory_t {
 };
 static_assert(sizeof(nvmlMemory_t) == 24);
 
+// nvmlMemory_v2_t, argument of nvmlDeviceGetMemoryInfo_v2 (R510+): `used`
+// leaves out `reserved`, the memory the driver keeps for itself, which v1
+// counts as used.
+struct nvmlMemory_v2_t {
+  unsigned int version;  // nvmlMemory_v2
+  unsigned long long total;  // bytes
+  unsigned long long reserved;
+  unsigned long long free;
+  unsigned long long used;
+};
+static_assert(sizeof(nvmlMemory_v2_t) == 40);
+
 struct nvmlUtilization_t {
   unsigned int gpu;     // percent
   unsigned int memory;  // percent
@@ -348,6 +360,7 @@ inline constexpr unsigned nvml_struct_version(unsigned size, unsigned ver) { ret
 inline constexpr unsigned nvmlGpuInstanceProfileInfo_v2 = nvml_struct_version(sizeof(nvmlGpuInstanceProfileInfo_v2_t), 2);
 inline constexpr unsigned nvmlComputeInstanceProfileInfo_v2 = nvml_struct_version(sizeof(nvmlComputeInstanceProfileInfo_v2_t), 2);
 inline constexpr unsigned nvmlTemperature_v1 = nvml_struct_version(sizeof(nvmlTemperature_v1_t), 1);
+inline constexpr unsigned nvmlMemory_v2 = nvml_struct_version(sizeof(nvmlMemory_v2_t), 2);
 
 // ---- function signatures, one alias per exported symbol the backend may use.
 // Newest symbol first within a group; older ones are the fall-backs.
@@ -362,6 +375,7 @@ using nvmlDeviceGetName_fn = nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int)
 using nvmlDeviceGetUUID_fn = nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int);
 using nvmlDeviceGetPciInfo_v3_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfo_t*);  // also _v2
 using nvmlDeviceGetMemoryInfo_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*);
+using nvmlDeviceGetMemoryInfo_v2_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_v2_t*);
 using nvmlDeviceGetCudaComputeCapability_fn = nvmlReturn_t (*)(nvmlDevice_t, int*, int*);
 using nvmlDeviceGetTemperatureV_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperature_v1_t*);
 using nvmlDeviceGetTemperature_fn = nvmlReturn_t (*)(nvmlDevice_t, int, unsigned int*);

@@ -37,6 +37,7 @@ Api resolve(void* h) {
   find(h, a.cuda_driver_version, {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"});
   find(h, a.compute_capability, {"nvmlDeviceGetCudaComputeCapability"});
   find(h, a.temperature_v, {"nvmlDeviceGetTemperatureV"});
+  find(h, a.memory_info_v2, {"nvmlDeviceGetMemoryInfo_v2"});
   find(h, a.temperature, {"nvmlDeviceGetTemperature"});
   find(h, a.power_usage, {"nvmlDeviceGetPowerUsage"});
   find(h, a.utilization, {"nvmlDeviceGetUtilizationRates"});

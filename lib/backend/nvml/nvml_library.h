@@ -42,6 +42,7 @@ struct Api {
   nvmlSystemGetCudaDriverVersion_v2_fn cuda_driver_version = nullptr;  // _v2, unversioned
   nvmlDeviceGetCudaComputeCapability_fn compute_capability = nullptr;
   nvmlDeviceGetTemperatureV_fn temperature_v = nullptr;
+  nvmlDeviceGetMemoryInfo_v2_fn memory_info_v2 = nullptr;
   nvmlDeviceGetTemperature_fn temperature = nullptr;
   nvmlDeviceGetPowerUsage_fn power_usage = nullptr;
   nvmlDeviceGetUtilizationRates_fn utilization = nullptr;

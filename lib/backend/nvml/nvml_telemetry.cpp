@@ -68,6 +68,33 @@ void read_clock_event_reasons(const Library& lib, nvmlDevice_t device, int gpu, 
   }
 }
 
+// Memory as nvidia-smi and dcgm-exporter's FB_USED report it: through
+// nvmlDeviceGetMemoryInfo_v2 where the library has it, whose `used` leaves
+// out what the driver reserves; v1 counts that as used (616 MiB of an idle
+// H200 on R580, read on a real one), so it is the fallback where v2 is
+// missing or refuses the struct.
+void read_memory(const Library& lib, nvmlDevice_t device, int gpu, GpuMetrics& m) {
+  const auto& api = lib.api();
+  auto keep = [&m](unsigned long long total, unsigned long long used, unsigned long long free) {
+    m.memory_used_mib = static_cast<std::int64_t>(used >> 20);
+    m.memory_free_mib = static_cast<std::int64_t>(free >> 20);
+    m.memory_total_mib = static_cast<std::int64_t>(total >> 20);
+  };
+  if (api.memory_info_v2 != nullptr) {
+    nvmlMemory_v2_t v2{};
+    v2.version = nvmlMemory_v2;
+    const nvmlReturn_t ret = api.memory_info_v2(device, &v2);
+    if (ret == NVML_SUCCESS) return keep(v2.total, v2.used, v2.free);
+    if (ret != NVML_ERROR_NOT_SUPPORTED && ret != NVML_ERROR_ARGUMENT_VERSION_MISMATCH &&
+        ret != NVML_ERROR_FUNCTION_NOT_FOUND) {
+      lib.check(ret, "nvmlDeviceGetMemoryInfo_v2", gpu);
+    }
+  }
+  nvmlMemory_t memory{};
+  lib.check(api.memory_info(device, &memory), "nvmlDeviceGetMemoryInfo", gpu);
+  keep(memory.total, memory.used, memory.free);
+}
+
 }  // namespace
 
 GpuMetrics read_metrics(const Library& lib, nvmlDevice_t device, int gpu) {
@@ -84,11 +111,7 @@ GpuMetrics read_metrics(const Library& lib, nvmlDevice_t device, int gpu) {
                              supported(lib, api.utilization(device, &u), "nvmlDeviceGetUtilizationRates", gpu)) {
     m.utilization_percent = u.gpu;
   }
-  nvmlMemory_t memory{};
-  lib.check(api.memory_info(device, &memory), "nvmlDeviceGetMemoryInfo", gpu);
-  m.memory_used_mib = static_cast<std::int64_t>(memory.used >> 20);
-  m.memory_free_mib = static_cast<std::int64_t>(memory.free >> 20);
-  m.memory_total_mib = static_cast<std::int64_t>(memory.total >> 20);
+  read_memory(lib, device, gpu, m);
   m.energy_millijoules = energy_millijoules(lib, device, gpu);
   m.sm_clock_mhz = clock_mhz(lib, device, gpu, NVML_CLOCK_SM);
   m.memory_clock_mhz = clock_mhz(lib, device, gpu, NVML_CLOCK_MEM);

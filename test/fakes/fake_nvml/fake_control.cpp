@@ -136,6 +136,14 @@ FAKE_NVML_EXPORT int fakeNvmlSetTelemetry(int gpu_index, unsigned long long ener
   return 0;
 }
 
+FAKE_NVML_EXPORT int fakeNvmlSetReservedMemory(int gpu_index, unsigned long long bytes) {
+  Locked l;
+  Gpu* gpu = l.st.gpu(gpu_index);
+  if (gpu == nullptr) return -1;
+  gpu->reserved_bytes = bytes;
+  return 0;
+}
+
 FAKE_NVML_EXPORT int fakeNvmlSetInstanceActivity(int gpu_index, int gpu_instance_id, unsigned graphics_percent,
                                                  unsigned sm_percent, unsigned dram_percent) {
   Locked l;

@@ -49,14 +49,15 @@ FAKE_NVML_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t device, nvmlP
   return pci_info("nvmlDeviceGetPciInfo_v2", device, pci);
 }
 
-// A GPU's handle: the board's memory; a MIG device's: its GPU instance's.
+// A GPU's handle: the board's memory, the driver's reserve counted as used
+// (as v1 does); a MIG device's: its GPU instance's.
 FAKE_NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) {
   Call call("nvmlDeviceGetMemoryInfo");
   if (call.early) return *call.early;
   if (memory == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
   if (Gpu* gpu = call.st.gpu(device)) {
     memory->total = static_cast<unsigned long long>(gpu->model->memory_mib) << 20;
-    memory->used = used_bytes(*gpu);
+    memory->used = used_bytes(*gpu) + gpu->reserved_bytes;
   } else if (ComputeInstance* mig = call.st.mig_device(device)) {
     const GpuInstance& gi = *mig->parent;
     memory->total = static_cast<unsigned long long>(gi.profile->memory_mib) << 20;

@@ -111,3 +111,19 @@ FAKE_NVML_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t d
 FAKE_NVML_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long* reasons) {
   return clocks_event_reasons("nvmlDeviceGetCurrentClocksEventReasons", device, reasons);
 }
+
+// A GPU's handle only (the backend reads MIG instances through v1).
+FAKE_NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t* memory) {
+  Call call("nvmlDeviceGetMemoryInfo_v2");
+  if (call.early) return *call.early;
+  Gpu* gpu = call.st.gpu(device);
+  if (gpu == nullptr || memory == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (memory->version != nvmlMemory_v2) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+  unsigned long long used = 0;
+  for (const Process& p : gpu->processes) used += p.used_bytes;
+  memory->total = static_cast<unsigned long long>(gpu->model->memory_mib) << 20;
+  memory->reserved = gpu->reserved_bytes;
+  memory->used = used;
+  memory->free = memory->total - memory->reserved - used;
+  return NVML_SUCCESS;
+}

@@ -137,6 +137,13 @@ int fakeNvmlSetTelemetry(int gpu, unsigned long long energy_mj, unsigned sm_cloc
                          unsigned long long clocks_event_reasons);
 typedef int (*fakeNvmlSetTelemetry_fn)(int, unsigned long long, unsigned, unsigned, unsigned long long);
 
+// Memory the driver of `gpu` reserves for itself: nvmlDeviceGetMemoryInfo
+// counts it as used, nvmlDeviceGetMemoryInfo_v2 (full library only) reports
+// it as `reserved` apart from `used` (and free = total - reserved - used).
+// Default 0. Returns 0, -1 for a bad gpu.
+int fakeNvmlSetReservedMemory(int gpu, unsigned long long bytes);
+typedef int (*fakeNvmlSetReservedMemory_fn)(int, unsigned long long);
+
 // From now on, GPU instance `gpu_instance_id` of `gpu` is busy at these rates
 // (percent, 0..100) as the clock advances; all start at 0. Returns 0, -1 for
 // a bad gpu, an instance that does not exist or a rate over 100.

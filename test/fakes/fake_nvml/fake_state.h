@@ -84,6 +84,7 @@ struct Gpu {
   unsigned utilization = 0;
   unsigned long long ecc_corrected = 0, ecc_uncorrected = 0;
   unsigned long long energy_mj = 0;
+  unsigned long long reserved_bytes = 0;  // what the driver keeps for itself (fakeNvmlSetReservedMemory)
   unsigned sm_clock_mhz = 1410, memory_clock_mhz = 1593;
   unsigned long long clocks_event_reasons = nvmlClocksEventReasonGpuIdle;
   std::map<unsigned, GpmActivity> gpm;  // by GPU instance id

@@ -118,6 +118,46 @@ TEST(NvidiaSmiBackend, Metrics) {
   EXPECT_TRUE(metrics[1].instances.empty());
 }
 
+// Captured on an H200 (driver 580.159.04, DTD v13) during the NVML backend's
+// first run on a real GPU; identifiers replaced. On that machine the NVML
+// backend reported the same GPU, driver, CUDA version and memory.
+TEST(NvidiaSmiBackend, AnH200OnR580AsCapturedOnARealMachine) {
+  FakeNvidiaSmi fake;
+  fake.respond("-q -x", fixture("q-x_h200_r580_v13.xml"));
+  fake.respond("topo -m", fixture("topo-m_1x-h200_ansi.txt"));
+  fake.respond(kQuery, fixture("query-gpu-telemetry_h200_r580_noheader-nounits.csv"));
+  auto backend = backend_for(fake);
+  const Inventory inv = backend->inventory();
+  EXPECT_EQ(inv.driver_version, "580.159.04");
+  EXPECT_EQ(inv.cuda_version, "13.0");
+  ASSERT_EQ(inv.gpus.size(), 1u);
+  const GpuInfo& g = inv.gpus[0];
+  EXPECT_EQ(g.name, "NVIDIA H200");
+  EXPECT_EQ(g.catalog_id, "h200-141gb");
+  EXPECT_EQ(g.uuid, "GPU-7e3a5c10-4b2d-4f61-9a8e-1c0d2b3e4f50");
+  EXPECT_EQ(g.pci_bus_id, "00000000:00:06.0");
+  EXPECT_EQ(g.memory_mib, 143771);
+  EXPECT_TRUE(g.mig_capable);
+  EXPECT_EQ(g.mig, (MigModeState{MigMode::disabled, MigMode::disabled}));
+  EXPECT_TRUE(g.instances.empty());
+  EXPECT_TRUE(inv.links.empty()) << "one GPU: no pairs";
+
+  const auto metrics = backend->metrics();
+  ASSERT_EQ(metrics.size(), 1u);
+  const GpuMetrics& m = metrics[0];
+  EXPECT_EQ(m.temperature_celsius, 36.0);
+  EXPECT_EQ(m.power_watts, 77.36);
+  EXPECT_EQ(m.utilization_percent, 0.0);
+  EXPECT_EQ(m.memory_used_mib, 0) << "the 616 MiB the driver reserves are not used memory";
+  EXPECT_EQ(m.memory_free_mib, 143156);
+  EXPECT_EQ(m.memory_total_mib, 143771);
+  EXPECT_EQ(m.sm_clock_mhz, 345);
+  EXPECT_EQ(m.memory_clock_mhz, 3201);
+  EXPECT_EQ(m.ecc_corrected_total, 0);
+  EXPECT_EQ(m.clock_event_reasons, std::vector<std::string>{"gpu_idle"});
+  EXPECT_FALSE(m.energy_millijoules.has_value()) << "nvidia-smi has no energy field";
+}
+
 TEST(NvidiaSmiBackend, MetricsWithoutMigNeedNoXml) {
   FakeNvidiaSmi fake;
   fake.respond(kQuery, "0, GPU-1, Tesla T4, 00000000:00:1E.0, 15360, 535.1, [N/A], [N/A], 31, 27.38, 4, 1033, 0, 0, "

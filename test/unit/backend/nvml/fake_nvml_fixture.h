@@ -32,6 +32,7 @@ struct FakeNvml {
     set_nvswitch_links = symbol<fakeNvmlSetNvSwitchLinks_fn>("fakeNvmlSetNvSwitchLinks");
     set_metrics = symbol<fakeNvmlSetMetrics_fn>("fakeNvmlSetMetrics");
     set_telemetry = symbol<fakeNvmlSetTelemetry_fn>("fakeNvmlSetTelemetry");
+    set_reserved_memory = symbol<fakeNvmlSetReservedMemory_fn>("fakeNvmlSetReservedMemory");
     set_instance_activity = symbol<fakeNvmlSetInstanceActivity_fn>("fakeNvmlSetInstanceActivity");
     advance_clock = symbol<fakeNvmlAdvanceClock_fn>("fakeNvmlAdvanceClock");
     gpm_samples_held = symbol<fakeNvmlGpmSamplesHeld_fn>("fakeNvmlGpmSamplesHeld");
@@ -60,6 +61,7 @@ struct FakeNvml {
   fakeNvmlSetNvSwitchLinks_fn set_nvswitch_links = nullptr;
   fakeNvmlSetMetrics_fn set_metrics = nullptr;
   fakeNvmlSetTelemetry_fn set_telemetry = nullptr;
+  fakeNvmlSetReservedMemory_fn set_reserved_memory = nullptr;
   fakeNvmlSetInstanceActivity_fn set_instance_activity = nullptr;
   fakeNvmlAdvanceClock_fn advance_clock = nullptr;
   fakeNvmlGpmSamplesHeld_fn gpm_samples_held = nullptr;

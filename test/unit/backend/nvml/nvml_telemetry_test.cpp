@@ -53,6 +53,34 @@ TEST_F(NvmlBackendTest, MemoryEnergyClocksAndClockEventReasons) {
   EXPECT_EQ(fake.call_count("nvmlDeviceGetCurrentClocksThrottleReasons"), 0);
 }
 
+// An idle H200 on R580 (read on a real one): v1 said 615 MiB used, v2 and
+// nvidia-smi 0 used and 616 MiB reserved. The backend reports what
+// nvidia-smi and dcgm-exporter's FB_USED do.
+TEST_F(NvmlBackendTest, MemoryTheDriverReservesIsNotUsedMemory) {
+  auto backend = make();
+  ASSERT_EQ(fake.set_reserved_memory(2, 616ULL << 20), 0);
+  ASSERT_EQ(fake.add_process(2, 100, 1ULL << 30, -1), 0);
+  const int v1_before = fake.call_count("nvmlDeviceGetMemoryInfo");
+  const GpuMetrics m = backend->metrics()[2];
+  ASSERT_TRUE(m.memory_total_mib.has_value());
+  EXPECT_EQ(m.memory_used_mib, 1024);
+  EXPECT_EQ(m.memory_free_mib, *m.memory_total_mib - 616 - 1024);
+  EXPECT_EQ(fake.call_count("nvmlDeviceGetMemoryInfo_v2"), 3);
+  EXPECT_EQ(fake.call_count("nvmlDeviceGetMemoryInfo"), v1_before) << "v1 only where v2 is missing";
+}
+
+TEST(NvmlLegacyTelemetry, WithoutMemoryInfoV2TheReserveCountsAsUsed) {
+  const FakeNvml& legacy = fake_nvml_legacy();
+  ASSERT_EQ(legacy.reset(kThreeGpus), 0);
+  ASSERT_EQ(legacy.set_reserved_memory(2, 616ULL << 20), 0);
+  NvmlOptions options;
+  options.library_path = legacy.path;
+  auto backend = make_nvml_backend(options);
+  const GpuMetrics m = backend->metrics()[2];
+  EXPECT_EQ(m.memory_used_mib, 616) << "all an R450-era library can say";
+  EXPECT_EQ(m.memory_free_mib, *m.memory_total_mib - 616);
+}
+
 TEST_F(NvmlBackendTest, ReasonBitsNvmlHasNotNamedStayInTheMaskOnly) {
   auto backend = make();
   ASSERT_EQ(fake.set_telemetry(0, 0, 1410, 1593, 0x10000 | 0x100 | 0x1), 0);
