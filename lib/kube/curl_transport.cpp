@@ -64,6 +64,14 @@ bool deliver_headers(Transfer& t) {
 size_t on_header(char* data, size_t size, size_t n, void* user) {
   auto& t = *static_cast<Transfer*>(user);
   std::string line(data, size * n);
+  if (line == "\r\n" || line == "\n") {
+    // The end of a header block. A stream's handler hears of the answer now,
+    // not with its first byte of body: a quiet watch may send none for
+    // minutes, and whether the server had answered decides how soon a cut
+    // stream is resumed (Client::watch). 1xx blocks are not the answer.
+    if (t.stream && t.response.status >= 200 && !deliver_headers(t)) return 0;
+    return size * n;
+  }
   if (line.rfind("HTTP/", 0) == 0) {  // a new status line (also after 100 Continue)
     auto sp = line.find(' ');
     t.response.status = sp == std::string::npos ? 0 : std::atoi(line.c_str() + sp + 1);

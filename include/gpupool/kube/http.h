@@ -36,6 +36,8 @@ struct HttpResponse {
 // Streaming callbacks: return false to stop the transfer (it then ends with a
 // TransportError of kind Aborted).
 struct StreamHandler {
+  // Once the answer's headers are in (before any body: a watch may be quiet
+  // for minutes).
   std::function<bool(int status, const std::map<std::string, std::string>& headers)> on_headers;
   std::function<bool(std::string_view chunk)> on_data;
   // Polled about once a second while the stream is idle; true aborts it.

@@ -416,6 +416,31 @@ TEST(ClientWatch, CutsOfAcceptedStreamsDoNotGrowTheBackoff) {
   server.release();
 }
 
+// The same with streams cut before any byte of body: a quiet watch (a field
+// selector on one Node) sends none for minutes. The answer's headers alone
+// say the server accepted it (the fault suite's agents waited 22 s on a
+// cut Node watch before the transport told the handler at the first byte).
+TEST(ClientWatch, CutsOfAcceptedStreamsWithNoBodyYetDoNotGrowTheBackoff) {
+  ScriptedServer server;
+  for (int i = 0; i < 7; ++i) {
+    Step cut;
+    cut.cut_after_bytes = 0;
+    server.enqueue(cut);
+  }
+  Step ok;
+  ok.chunks = {test::watch_event_json("ADDED", pod("a", "2"))};
+  ok.hold_open = true;
+  server.enqueue(ok);
+  Client c(config_for(server));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = c.watch(pods(), {}, [&](const WatchEvent&) { return false; });
+  const auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_EQ(r.end, WatchEnd::Stopped);
+  EXPECT_EQ(server.requests().size(), 8u);
+  EXPECT_LT(took, std::chrono::seconds(8)) << "the reconnect delay grew across cuts of accepted streams";
+  server.release();
+}
+
 TEST(ClientWatch, ForbiddenIsThrownNotRetried) {
   ScriptedServer server;
   server.set_default(test::status_step(403, "Forbidden", "pods is forbidden: User \"alice\" cannot watch resource"));
