@@ -113,6 +113,7 @@ std::string Client::query(const ListOptions& o, bool watch) const {
   append_param(q, "resourceVersionMatch", o.resource_version_match);
   if (o.timeout_seconds) append_param(q, "timeoutSeconds", std::to_string(*o.timeout_seconds));
   if (watch && o.allow_watch_bookmarks) append_param(q, "allowWatchBookmarks", "true");
+  if (watch && o.send_initial_events) append_param(q, "sendInitialEvents", "true");
   return q;
 }
 

@@ -1,5 +1,6 @@
 #include "gpupool/kube/watch_decoder.h"
 
+#include <rapidjson/document.h>
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
@@ -182,6 +183,20 @@ std::string_view to_string(WatchEventType type) {
 }
 
 ApiError error_from_event(const WatchEvent& event) { return decode_api_error(500, event.object); }
+
+bool is_initial_events_end(const WatchEvent& event) {
+  if (event.type != WatchEventType::Bookmark) return false;
+  rapidjson::Document doc;
+  doc.Parse(event.object.data(), event.object.size());
+  if (doc.HasParseError() || !doc.IsObject()) return false;
+  auto meta = doc.FindMember("metadata");
+  if (meta == doc.MemberEnd() || !meta->value.IsObject()) return false;
+  auto annotations = meta->value.FindMember("annotations");
+  if (annotations == meta->value.MemberEnd() || !annotations->value.IsObject()) return false;
+  auto end = annotations->value.FindMember("k8s.io/initial-events-end");
+  return end != annotations->value.MemberEnd() && end->value.IsString() &&
+         std::string_view(end->value.GetString(), end->value.GetStringLength()) == "true";
+}
 
 WatchDecoder::WatchDecoder(std::size_t max_event_bytes) : max_event_bytes_(max_event_bytes) {}
 

@@ -21,7 +21,9 @@
 //      bound), and the pods are created, bound to their nodes (kwok runs
 //      them; no status write of ours);
 //   3. the floor: a bare paginated list (500 per page) of the objects the
-//      controller reads (nodes, pods, namespaces, GPUPools, TenantQuotas);
+//      controller reads (nodes, pods, namespaces, GPUPools, TenantQuotas),
+//      and a bare streaming list (watch-list) of them, the way the
+//      controller's informers start where the server streams lists;
 //   4. the baseline (tools/bench/baseline, client-go informers on pods and
 //      nodes, as GPU Operator, Kueue and KAI controllers hold): time to sync
 //      and peak RSS (its own VmHWM);
@@ -104,6 +106,7 @@ const kube::ResourceRef kQuotas{{"gpupool.io", "v1alpha1", "tenantquotas"}, "", 
 struct Figures {
   double seed_nodes_per_s = 0, seed_pods_per_s = 0, seed_seconds = 0;
   double list_floor_s = 0;
+  std::optional<double> stream_list_floor_s;  // unset: the server does not stream lists
   std::optional<double> baseline_sync_s, baseline_peak_rss_mib;
   std::optional<double> usage_lag_p50_ms, usage_lag_p99_ms;
   double churn_events_per_s = 0;
@@ -199,6 +202,39 @@ double list_floor(kube::Client& client) {
   }
   const double s = since(t0);
   std::printf("floor: a paginated list of %zu objects took %.2f s\n", items, s);
+  return s;
+}
+
+// Seconds for a bare streaming list (a watch-list: every object from the API
+// server's watch cache, then the bookmark that ends them) of the same
+// objects: how the controller's informers start where the server allows it.
+std::optional<double> stream_list_floor(kube::Client& client) {
+  const auto t0 = Clock::now();
+  std::size_t items = 0;
+  kube::ListOptions lo;
+  lo.send_initial_events = true;
+  lo.resource_version_match = "NotOlderThan";
+  lo.allow_watch_bookmarks = true;
+  try {
+    for (const auto& collection : {kube::ResourceRef{kube::core::nodes(), "", "", ""}, kube::ResourceRef{kube::core::pods(), "", "", ""},
+                                   kube::ResourceRef{kube::core::namespaces(), "", "", ""}, kPools, kQuotas}) {
+      bool ended = false;
+      client.watch_once(collection, lo, [&](const kube::WatchEvent& ev) {
+        if (kube::is_initial_events_end(ev)) {
+          ended = true;
+          return false;
+        }
+        if (ev.type == kube::WatchEventType::Added) ++items;
+        return true;
+      }, {});
+      if (!ended) throw std::runtime_error("the stream of " + kube::resource_path(collection) + " ended before its initial events did");
+    }
+  } catch (const std::exception& e) {
+    std::printf("floor: no streaming list (%s)\n", e.what());
+    return std::nullopt;
+  }
+  const double s = since(t0);
+  std::printf("floor: a streaming list of %zu objects took %.2f s\n", items, s);
   return s;
 }
 
@@ -385,6 +421,8 @@ void write_json(const std::string& path, const bench::ClusterShape& shape, const
       << "  \"list_floor_s\": " << number_or_null(f.list_floor_s) << ",\n"
       << "  \"sync_s\": " << number_or_null(f.sync_s) << ",\n"
       << "  \"sync_ratio_to_list\": " << number_or_null(ratio(f.sync_s, f.list_floor_s)) << ",\n"
+      << "  \"stream_list_floor_s\": " << number_or_null(f.stream_list_floor_s) << ",\n"
+      << "  \"sync_ratio_to_stream_list\": " << number_or_null(ratio(f.sync_s, f.stream_list_floor_s)) << ",\n"
       << "  \"peak_rss_mib\": " << number_or_null(f.peak_rss_mib) << ",\n"
       << "  \"cpu_seconds\": " << number_or_null(f.cpu_seconds) << ",\n"
       << "  \"rss_bytes_per_pod\": " << number_or_null(f.rss_bytes_per_pod) << ",\n"
@@ -533,6 +571,7 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(f.connections));
 
     f.list_floor_s = list_floor(client);
+    f.stream_list_floor_s = stream_list_floor(client);
     run_baseline(baseline, kubeconfig_path, f);
     bench::UsageLag lag;
     const auto run = run_controller(controller, kubeconfig_path, log_dir + "/controller.log", client, shape, true,
@@ -613,6 +652,10 @@ int main(int argc, char** argv) {
     std::printf("%-34s %12.2f\n", "list floor (s)", f.list_floor_s);
     std::printf("%-34s %12.2f\n", "controller in sync (s)", f.sync_s);
     std::printf("%-34s %12.2f\n", "  ratio to the list floor", f.list_floor_s > 0 ? f.sync_s / f.list_floor_s : 0);
+    if (f.stream_list_floor_s) {
+      std::printf("%-34s %12.2f\n", "streaming list floor (s)", *f.stream_list_floor_s);
+      std::printf("%-34s %12.2f\n", "  ratio to it", *f.stream_list_floor_s > 0 ? f.sync_s / *f.stream_list_floor_s : 0);
+    }
     std::printf("%-34s %12.1f\n", "controller peak RSS (MiB)", f.peak_rss_mib);
     std::printf("%-34s %12.1f\n", "controller CPU (s)", f.cpu_seconds);
     std::printf("%-34s %12.0f\n", "controller RSS per pod (bytes)", f.rss_bytes_per_pod);

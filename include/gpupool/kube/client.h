@@ -41,6 +41,10 @@ struct ListOptions {
   std::string resource_version_match;  // "NotOlderThan", "Exact"
   std::optional<int> timeout_seconds;  // watches: the server closes the stream after this
   bool allow_watch_bookmarks = false;
+  // Watches: the current state first, as ADDED events, then a bookmark
+  // annotated k8s.io/initial-events-end (needs resource_version_match
+  // "NotOlderThan"; is_initial_events_end() spots the bookmark).
+  bool send_initial_events = false;
 };
 
 struct WriteOptions {

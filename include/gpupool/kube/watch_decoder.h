@@ -39,6 +39,10 @@ struct WatchEvent {
 // with decode_api_error. A Status without a code counts as 500.
 ApiError error_from_event(const WatchEvent& event);
 
+// Whether `event` is the BOOKMARK that ends a streaming list's initial events
+// (metadata.annotations["k8s.io/initial-events-end"] == "true").
+bool is_initial_events_end(const WatchEvent& event);
+
 class WatchDecoder {
  public:
   // Largest single event accepted; a larger one is treated as garbage.

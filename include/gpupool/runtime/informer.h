@@ -1,6 +1,17 @@
 // Informer: keeps a Store of one kind in step with the API server (list, then
 // watch; relist on 410 Gone) and tells handlers what changed.
 //
+// - The initial state comes as a streaming list by default (a watch with
+//   sendInitialEvents=true, resourceVersionMatch=NotOlderThan: Kubernetes'
+//   "watch-list", KEP-3157, on by default since 1.34): the API server sends
+//   every object from its watch cache as an event, consistent with the time
+//   of the request, then a bookmark marked k8s.io/initial-events-end, and the
+//   same stream goes on as the watch. Nothing is paginated out of etcd and
+//   the client holds one event at a time, not a page. A stream that fails
+//   before its end is followed by a paginated list at once, as client-go
+//   does; a server that refuses it (a 4xx such as 422: the WatchList feature
+//   gate off, as on 1.33) gets the paginated list for the rest of the
+//   informer's life (as InitialList::paginated always does).
 // - The store holds a T per object: the whole Object, or a projection such as
 //   PodProjection decoded straight from the stream (Codec<T> says how).
 // - After a relist, objects the server no longer has are delivered as deletes:
@@ -67,9 +78,16 @@ struct EventHandler {
   std::function<void(const Ptr&)> on_delete;  // the last state the informer knew
 };
 
+// How an informer gets the state it starts from (and after 410 Gone).
+enum class InitialList {
+  streaming,  // a watch-list, falling back to paginated where the server refuses it
+  paginated,  // pages of page_size from a consistent list
+};
+
 struct InformerOptions {
   kube::ListOptions selectors;        // label and field selectors; other fields are ignored
-  int64_t page_size = 500;      // list page size
+  InitialList initial_list = InitialList::streaming;
+  int64_t page_size = 500;      // list page size (paginated)
   std::chrono::milliseconds resync{0};  // >0: every object re-delivered as an update this often
 };
 
@@ -85,7 +103,8 @@ struct InformerFilter {
 };
 
 struct InformerStats {
-  std::atomic<uint64_t> lists{0};
+  std::atomic<uint64_t> lists{0};            // initial states received, streamed or paginated
+  std::atomic<uint64_t> streamed_lists{0};   // of which streamed
   std::atomic<uint64_t> adds{0};
   std::atomic<uint64_t> updates{0};
   std::atomic<uint64_t> deletes{0};
@@ -140,7 +159,8 @@ class Informer final : public InformerBase {
     std::mt19937 rng(std::random_device{}());
     while (!stop.stop_requested()) {
       try {
-        std::string rv = relist();
+        std::string rv = initial_state(stop, rng);
+        if (stop.stop_requested()) break;
         kube::ListOptions w = options_.selectors;
         w.resource_version = rv;
         w.allow_watch_bookmarks = true;
@@ -168,43 +188,154 @@ class Informer final : public InformerBase {
   }
 
  private:
-  // Replaces the store's contents with a fresh list, delivering the difference.
-  std::string relist() {
-    // In the server's order, so handlers see adds in list order.
-    std::vector<std::pair<std::string, Ptr>> fresh;
+  // The objects of a list (or of a streaming list's initial events) in the
+  // server's order, so handlers see adds in list order.
+  struct Fresh {
+    std::vector<std::pair<std::string, Ptr>> objects;
     std::unordered_map<std::string, std::size_t> position;
-    kube::ListOptions o = options_.selectors;
-    o.limit = options_.page_size;
-    std::string rv = client_.list_items(collection_, o, [&](std::string_view item) {
+
+    void clear() {
+      objects.clear();
+      position.clear();
+    }
+  };
+
+  void collect(Fresh& fresh, std::string_view item) {
+    try {
+      auto obj = std::make_shared<const T>(decode(item));
+      if (!kept(*obj)) return;  // absent from `fresh`: a stored one is delivered as deleted
+      std::string key = Codec<T>::key(*obj);
+      if (auto it = fresh.position.find(key); it != fresh.position.end()) {
+        fresh.objects[it->second].second = std::move(obj);
+      } else {
+        fresh.position.emplace(key, fresh.objects.size());
+        fresh.objects.emplace_back(std::move(key), std::move(obj));
+      }
+    } catch (const std::exception& e) {
+      stats_.decode_failures++;  // one bad object must not stall the whole kind
+      spdlog::warn("informer {}: skipping an object that cannot be decoded: {}", description(), e.what());
+    }
+  }
+
+  void forget(Fresh& fresh, std::string_view item) {
+    try {
+      const std::string key = Codec<T>::key(decode(item));
+      if (auto it = fresh.position.find(key); it != fresh.position.end()) {
+        fresh.objects[it->second].second = nullptr;
+        fresh.position.erase(it);
+      }
+    } catch (const std::exception&) {
+      stats_.decode_failures++;
+    }
+  }
+
+  // The state to watch from: streamed where the server can, else listed.
+  // Returns the resourceVersion to resume the watch at.
+  //
+  // Like client-go's reflector, a streaming list that fails before its
+  // initial events end is followed by a paginated list at once (progress
+  // over waiting on a stream that may never work); a server that refuses it
+  // (a 4xx such as 422: WatchList off, or no watch cache) is listed in pages
+  // from then on. Once the state is in, a broken stream is resumed from the
+  // last resourceVersion like any watch, and 410 Gone starts over.
+  std::string initial_state(std::stop_token stop, std::mt19937& rng) {
+    if (options_.initial_list == InitialList::streaming && !streaming_refused_) {
+      StreamProgress progress;
       try {
-        auto obj = std::make_shared<const T>(decode(item));
-        if (!kept(*obj)) return;  // absent from `fresh`: a stored one is delivered as deleted below
-        std::string key = Codec<T>::key(*obj);
-        if (auto it = position.find(key); it != position.end()) {
-          fresh[it->second].second = std::move(obj);
+        return stream_list(stop, rng, progress);
+      } catch (const kube::ApiError& e) {
+        if (progress.synced) {
+          if (e.is_gone()) throw;
+          return resume_after(progress, e.what());
+        }
+        if (e.code() >= 400 && e.code() < 500 && !e.is_gone() && !e.is_too_many_requests() && !e.is_unauthorized()) {
+          streaming_refused_ = true;
+          spdlog::info("informer {}: the API server does not stream lists ({}); listing in pages from now on",
+                       description(), e.what());
         } else {
-          position.emplace(key, fresh.size());
-          fresh.emplace_back(std::move(key), std::move(obj));
+          spdlog::warn("informer {}: streaming list failed ({}); listing in pages this time", description(), e.what());
         }
       } catch (const std::exception& e) {
-        stats_.decode_failures++;  // one bad object must not stall the whole kind
-        spdlog::warn("informer {}: skipping an object that cannot be decoded: {}", description(), e.what());
+        if (progress.synced) return resume_after(progress, e.what());
+        if (stop.stop_requested()) throw;
+        spdlog::warn("informer {}: streaming list failed ({}); listing in pages this time", description(), e.what());
       }
-    }, [&] {
-      fresh.clear();
-      position.clear();
-    });
-    stats_.lists++;
+      if (stop.stop_requested()) return "";
+    }
+    return relist();
+  }
 
+  struct StreamProgress {
+    bool synced = false;   // the initial events ended: the store holds their state
+    std::string last_rv;   // the bookmark's resourceVersion, then each later event's
+  };
+
+  std::string resume_after(const StreamProgress& progress, const char* why) {
+    spdlog::info("informer {}: the stream broke after its initial events ({}); watching on from resourceVersion {}",
+                 description(), why, progress.last_rv);
+    return progress.last_rv;
+  }
+
+  // A watch-list: the initial events, then the bookmark that ends them (the
+  // store takes the state then, as after a list), then the watch itself on
+  // the same stream until the server closes it. Throws if the stream fails;
+  // `progress` says whether the store had taken the state by then.
+  std::string stream_list(std::stop_token stop, std::mt19937& rng, StreamProgress& progress) {
+    kube::ListOptions w = options_.selectors;
+    w.send_initial_events = true;
+    w.resource_version_match = "NotOlderThan";  // with no resourceVersion: consistent with the request's time
+    w.allow_watch_bookmarks = true;
+    w.timeout_seconds = std::uniform_int_distribution<int>(300, 600)(rng);
+    Fresh fresh;
+    kube::WatchResult r = client_.watch_once(collection_, w, [&](const kube::WatchEvent& ev) {
+      if (progress.synced) {
+        if (!ev.resource_version.empty()) progress.last_rv = ev.resource_version;
+        apply(ev);
+      } else if (ev.type == kube::WatchEventType::Bookmark) {
+        if (kube::is_initial_events_end(ev)) {
+          stats_.streamed_lists++;
+          replace_store(fresh);
+          fresh.clear();
+          progress.synced = true;
+          progress.last_rv = ev.resource_version;
+        }
+      } else if (ev.type == kube::WatchEventType::Deleted) {
+        forget(fresh, ev.object);  // the server sends only ADDED before the bookmark; just in case
+      } else {
+        collect(fresh, ev.object);
+      }
+      return true;
+    }, stop);
+    if (!progress.synced && r.end != kube::WatchEnd::Stopped) {
+      throw std::runtime_error("the stream ended before its initial events did");
+    }
+    return progress.synced ? progress.last_rv : r.last_resource_version;
+  }
+
+  // Replaces the store's contents with a fresh list, delivering the difference.
+  std::string relist() {
+    Fresh fresh;
+    kube::ListOptions o = options_.selectors;
+    o.limit = options_.page_size;
+    std::string rv = client_.list_items(collection_, o, [&](std::string_view item) { collect(fresh, item); },
+                                        [&] { fresh.clear(); });
+    replace_store(fresh);
+    return rv;
+  }
+
+  // Makes the store hold exactly `fresh`, delivering the difference.
+  void replace_store(Fresh& fresh) {
+    stats_.lists++;
     std::lock_guard lock(dispatch_mu_);
     for (const auto& key : store_.keys()) {
-      if (position.count(key)) continue;
+      if (fresh.position.count(key)) continue;
       if (auto old = store_.erase(key)) {
         stats_.deletes_found_by_relist++;
         deliver_delete(old);
       }
     }
-    for (auto& [key, obj] : fresh) {
+    for (auto& [key, obj] : fresh.objects) {
+      if (!obj) continue;
       Ptr old = store_.get(key);
       if (old && Codec<T>::resource_version(*old) == Codec<T>::resource_version(*obj)) continue;
       store_.upsert(key, obj);
@@ -215,7 +346,6 @@ class Informer final : public InformerBase {
       }
     }
     synced_ = true;
-    return rv;
   }
 
   void apply(const kube::WatchEvent& ev) {
@@ -295,6 +425,7 @@ class Informer final : public InformerBase {
   std::mutex dispatch_mu_;
   std::vector<EventHandler<T>> handlers_;
   std::atomic<bool> synced_{false};
+  bool streaming_refused_ = false;  // the server answered a streaming list with 422: list in pages
 };
 
 // One informer per (stored type, collection, selectors), started together.

@@ -321,5 +321,29 @@ TEST(WatchDecoder, EventTypeNames) {
   EXPECT_EQ(to_string(WatchEventType::Error), "ERROR");
 }
 
+struct InitialEventsEndCase {
+  WatchEventType type;
+  const char* object;
+  bool end;
+};
+
+TEST(IsInitialEventsEnd, OnlyTheAnnotatedBookmark) {
+  const InitialEventsEndCase cases[] = {
+      {WatchEventType::Bookmark, R"({"metadata":{"resourceVersion":"5","annotations":{"k8s.io/initial-events-end":"true"}}})", true},
+      {WatchEventType::Bookmark, R"({"metadata":{"resourceVersion":"5"}})", false},
+      {WatchEventType::Bookmark, R"({"metadata":{"annotations":{"k8s.io/initial-events-end":"false"}}})", false},
+      {WatchEventType::Bookmark, R"({"metadata":{"annotations":{"k8s.io/initial-events-end":true}}})", false},
+      {WatchEventType::Bookmark, R"({"metadata":{"annotations":null}})", false},
+      {WatchEventType::Bookmark, R"({"metadata":[]})", false},
+      {WatchEventType::Bookmark, R"([1,2])", false},
+      {WatchEventType::Bookmark, R"({"metadata":{"annotations":{"k8s.io/initial-events-end":"true")", false},
+      {WatchEventType::Added, R"({"metadata":{"annotations":{"k8s.io/initial-events-end":"true"}}})", false},
+  };
+  for (const auto& c : cases) {
+    WatchEvent ev{c.type, c.object, ""};
+    EXPECT_EQ(is_initial_events_end(ev), c.end) << c.object;
+  }
+}
+
 }  // namespace
 }  // namespace gpupool::kube

@@ -198,7 +198,9 @@ TEST(Controller, WatchesMapEventsOfOtherKindsAndApplyPredicates) {
   rc.server = server.url();
   rc.qps = 0;
   kube::Client client(rc);
-  Informer<kube::Object> nodes(client, {kube::core::nodes(), "", "", ""});
+  InformerOptions paginated;
+  paginated.initial_list = InitialList::paginated;
+  Informer<kube::Object> nodes(client, {kube::core::nodes(), "", "", ""}, paginated);
   Harness h;
   ScriptedReconciler r;
   r.behaviour = [](const Request&, int) { return Result::done(); };

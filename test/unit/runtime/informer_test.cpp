@@ -73,6 +73,14 @@ struct Recorder {
   }
 };
 
+// The tests of list semantics script a paginated list (the streaming list
+// has its own tests below).
+InformerOptions paginated() {
+  InformerOptions o;
+  o.initial_list = InitialList::paginated;
+  return o;
+}
+
 // Polls with the shared helper (no fixed sleeps).
 bool eventually(const std::function<bool()>& cond) { return testenv::wait_until(cond, 10s); }
 
@@ -87,7 +95,7 @@ TEST(Informer, ListWatchGoneRelistDeliversMissedDeletes) {
   server.enqueue(watch_step({test::watch_event_json("MODIFIED", pod("d", "21"))}, true));
 
   kube::Client client(config_for(server));
-  Informer<kube::Object> informer(client, {kube::core::pods(), "ns", "", ""});
+  Informer<kube::Object> informer(client, {kube::core::pods(), "ns", "", ""}, paginated());
   Recorder<kube::Object> rec;
   informer.add_handler(rec.handler());
   std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
@@ -116,7 +124,7 @@ TEST(Informer, PodProjectionStoreWithNodeIndex) {
   server.enqueue(list_step("5", {pod("p1", "1", "node-a"), pod("p2", "2", "node-b"), pod("p3", "3", "node-a")}));
   server.enqueue(watch_step({test::watch_event_json("MODIFIED", pod("p2", "6", "node-a"))}, true));
   kube::Client client(config_for(server));
-  Informer<kube::PodProjection> informer(client, {kube::core::pods(), "", "", ""});
+  Informer<kube::PodProjection> informer(client, {kube::core::pods(), "", "", ""}, paginated());
   informer.store().add_index("node", [](const kube::PodProjection& p) {
     return p.node_name.empty() ? std::vector<std::string>{} : std::vector<std::string>{p.node_name};
   });
@@ -141,7 +149,7 @@ TEST(Informer, UndecodableObjectsAreSkippedNotFatal) {
   server.enqueue(watch_step({test::watch_event_json("ADDED", R"({"kind":"Pod","metadata":7})"),
                              test::watch_event_json("ADDED", pod("later", "7"))}, true));
   kube::Client client(config_for(server));
-  Informer<kube::Object> informer(client, {kube::core::pods(), "ns", "", ""});
+  Informer<kube::Object> informer(client, {kube::core::pods(), "ns", "", ""}, paginated());
   std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
   ASSERT_TRUE(eventually([&] { return informer.store().size() == 2; }));
   runner.request_stop();
@@ -157,7 +165,7 @@ TEST(Informer, LateHandlerSeesCurrentObjectsAsAdds) {
   server.enqueue(list_step("5", {pod("a", "1"), pod("b", "2")}));
   server.enqueue(watch_step({}, true));
   kube::Client client(config_for(server));
-  Informer<kube::Object> informer(client, {kube::core::pods(), "ns", "", ""});
+  Informer<kube::Object> informer(client, {kube::core::pods(), "ns", "", ""}, paginated());
   std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
   ASSERT_TRUE(eventually([&] { return informer.has_synced(); }));
   Recorder<kube::Object> rec;
@@ -175,7 +183,7 @@ TEST(Informer, ResyncRedeliversEveryObject) {
   server.enqueue(list_step("5", {pod("a", "1")}));
   server.enqueue(watch_step({}, true));
   kube::Client client(config_for(server));
-  InformerOptions opts;
+  InformerOptions opts = paginated();
   opts.resync = 50ms;
   Informer<kube::Object> informer(client, {kube::core::pods(), "ns", "", ""}, opts);
   Recorder<kube::Object> rec;
@@ -208,7 +216,7 @@ TEST(Informer, FilterKeepsOnlyMatchingObjectsAndDeletesOnesThatStopMatching) {
   InformerFilter<kube::PodProjection> gpu{"gpu", [](const kube::PodProjection& p) {
                                             return !p.containers.empty() && p.containers[0].requests.contains("nvidia.com/gpu");
                                           }, {}};
-  Informer<kube::PodProjection> informer(client, {kube::core::pods(), "", "", ""}, {}, gpu);
+  Informer<kube::PodProjection> informer(client, {kube::core::pods(), "", "", ""}, paginated(), gpu);
   Recorder<kube::PodProjection> rec;
   informer.add_handler(rec.handler());
   std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
@@ -236,7 +244,7 @@ TEST(Informer, FilterDecodeShapesWhatIsStoredFromListsAndEvents) {
   InformerFilter<kube::Object> lean{"lean", {}, [](std::string_view json) {
                                       return kube::decode_object(json, kube::DecodeTrim{true, ""});
                                     }};
-  Informer<kube::Object> informer(client, {kube::core::pods(), "", "", ""}, {}, lean);
+  Informer<kube::Object> informer(client, {kube::core::pods(), "", "", ""}, paginated(), lean);
   std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
   ASSERT_TRUE(eventually([&] { return informer.store().get("ns/watched") != nullptr; }));
   runner.request_stop();
@@ -248,6 +256,154 @@ TEST(Informer, FilterDecodeShapesWhatIsStoredFromListsAndEvents) {
     EXPECT_EQ(kube::to_json(stored->doc["metadata"]).find("managedFields"), std::string::npos) << key;
     EXPECT_TRUE(stored->doc.HasMember("spec")) << key;
   }
+}
+
+// The bookmark that ends a streaming list's initial events.
+std::string initial_events_end(const std::string& rv) {
+  return test::watch_event_json("BOOKMARK", R"({"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":")" + rv +
+                                                R"(","annotations":{"k8s.io/initial-events-end":"true"}}})");
+}
+
+Step stream_step(std::vector<std::string> events, bool hold = false) {
+  Step s = watch_step(std::move(events), hold);
+  s.query_contains = "sendInitialEvents=true";
+  return s;
+}
+
+TEST(Informer, StreamingListTakesTheStateAtTheBookmarkAndWatchesOnTheSameStream) {
+  ScriptedServer server;
+  // An ordinary bookmark before the end is not the end.
+  server.enqueue(stream_step({test::watch_event_json("ADDED", pod("a", "1")),
+                              test::watch_event_json("BOOKMARK", R"({"kind":"Pod","metadata":{"resourceVersion":"9"}})"),
+                              test::watch_event_json("ADDED", pod("c", "3")), initial_events_end("10"),
+                              test::watch_event_json("MODIFIED", pod("a", "11"))}));
+  // The server closed that stream: the watch resumes where it stopped, not with another list.
+  server.enqueue(watch_step({test::watch_event_json("DELETED", pod("c", "12"))}, true));
+  kube::Client client(config_for(server));
+  Informer<kube::Object> informer(client, {kube::core::pods(), "ns", "", ""});
+  Recorder<kube::Object> rec;
+  informer.add_handler(rec.handler());
+  std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
+  ASSERT_TRUE(eventually([&] { return rec.size() >= 4; })) << ::testing::PrintToString(rec.snapshot());
+  runner.request_stop();
+  server.release();
+  runner.join();
+
+  EXPECT_EQ(rec.snapshot(), (std::vector<std::string>{"add ns/a", "add ns/c", "update ns/a 1->11", "delete ns/c"}));
+  EXPECT_EQ(informer.store().size(), 1u);
+  EXPECT_EQ(informer.stats().lists.load(), 1u);
+  EXPECT_EQ(informer.stats().streamed_lists.load(), 1u);
+  auto reqs = server.requests();
+  ASSERT_GE(reqs.size(), 2u);
+  EXPECT_NE(reqs[0].query.find("watch=1"), std::string::npos) << reqs[0].query;
+  EXPECT_NE(reqs[0].query.find("resourceVersionMatch=NotOlderThan"), std::string::npos) << reqs[0].query;
+  EXPECT_NE(reqs[0].query.find("allowWatchBookmarks=true"), std::string::npos) << reqs[0].query;
+  EXPECT_EQ(reqs[0].query.find("resourceVersion="), std::string::npos)
+      << "no resourceVersion: consistent with the time of the request: " << reqs[0].query;
+  EXPECT_EQ(reqs[1].query.find("sendInitialEvents"), std::string::npos) << reqs[1].query;
+  EXPECT_NE(reqs[1].query.find("resourceVersion=11"), std::string::npos) << reqs[1].query;
+  for (const auto& r : reqs) EXPECT_EQ(r.query.find("limit="), std::string::npos) << "no list request: " << r.query;
+}
+
+TEST(Informer, AStreamThatBreaksBeforeItsEndIsFollowedByAPaginatedList) {
+  ScriptedServer server;
+  // Nothing of a stream that ends before its initial events do may reach the
+  // store or the handlers (b is in it, not in the list).
+  server.enqueue(stream_step({test::watch_event_json("ADDED", pod("a", "1")), test::watch_event_json("ADDED", pod("b", "2"))}));
+  server.enqueue(list_step("8", {pod("a", "1")}));
+  server.enqueue(watch_step({test::watch_event_json("ADDED", pod("d", "9"))}, true));
+  kube::Client client(config_for(server));
+  Informer<kube::Object> informer(client, {kube::core::pods(), "ns", "", ""});
+  Recorder<kube::Object> rec;
+  informer.add_handler(rec.handler());
+  std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
+  ASSERT_TRUE(eventually([&] { return rec.size() >= 2; })) << ::testing::PrintToString(rec.snapshot());
+  runner.request_stop();
+  server.release();
+  runner.join();
+  EXPECT_EQ(rec.snapshot(), (std::vector<std::string>{"add ns/a", "add ns/d"}));
+  EXPECT_EQ(informer.stats().streamed_lists.load(), 0u);
+  auto reqs = server.requests();
+  ASSERT_GE(reqs.size(), 3u);
+  EXPECT_NE(reqs[1].query.find("limit=500"), std::string::npos) << reqs[1].query;
+  EXPECT_NE(reqs[2].query.find("resourceVersion=8"), std::string::npos) << reqs[2].query;
+}
+
+TEST(Informer, AStreamCutAfterItsInitialEventsIsResumedNotListedAgain) {
+  ScriptedServer server;
+  const std::vector<std::string> events{test::watch_event_json("ADDED", pod("a", "1")), initial_events_end("10"),
+                                        test::watch_event_json("MODIFIED", pod("a", "11"))};
+  Step cut = stream_step(events);
+  cut.cut_after_bytes = events[0].size() + events[1].size() + 10;  // mid-way through the third event
+  server.enqueue(cut);
+  server.enqueue(watch_step({test::watch_event_json("MODIFIED", pod("a", "11"))}, true));
+  kube::Client client(config_for(server));
+  Informer<kube::Object> informer(client, {kube::core::pods(), "ns", "", ""});
+  Recorder<kube::Object> rec;
+  informer.add_handler(rec.handler());
+  std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
+  ASSERT_TRUE(eventually([&] { return rec.size() >= 2; })) << ::testing::PrintToString(rec.snapshot());
+  runner.request_stop();
+  server.release();
+  runner.join();
+  EXPECT_EQ(rec.snapshot(), (std::vector<std::string>{"add ns/a", "update ns/a 1->11"}));
+  EXPECT_EQ(informer.stats().lists.load(), 1u);
+  auto reqs = server.requests();
+  ASSERT_GE(reqs.size(), 2u);
+  EXPECT_EQ(reqs[1].query.find("sendInitialEvents"), std::string::npos) << reqs[1].query;
+  EXPECT_NE(reqs[1].query.find("resourceVersion=10"), std::string::npos) << reqs[1].query;
+}
+
+TEST(Informer, AServerThatRefusesStreamingListsIsListedInPagesFromThenOn) {
+  ScriptedServer server;
+  // kube-apiserver 1.33, WatchList off: 422 Invalid.
+  Step refused = test::status_step(422, "Invalid", "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled");
+  refused.query_contains = "sendInitialEvents=true";
+  server.enqueue(refused);
+  server.enqueue(list_step("10", {pod("a", "1")}));
+  server.enqueue(watch_step({test::watch_event_json("ERROR", test::status_json(410, "Expired", "too old resource version"))}));
+  server.enqueue(list_step("20", {pod("b", "15")}));
+  server.enqueue(watch_step({}, true));
+  kube::Client client(config_for(server));
+  Informer<kube::Object> informer(client, {kube::core::pods(), "ns", "", ""});
+  Recorder<kube::Object> rec;
+  informer.add_handler(rec.handler());
+  std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
+  ASSERT_TRUE(eventually([&] { return rec.size() >= 3; })) << ::testing::PrintToString(rec.snapshot());
+  ASSERT_TRUE(server.wait_for_requests(5, 10s));
+  runner.request_stop();
+  server.release();
+  runner.join();
+  EXPECT_EQ(rec.snapshot(), (std::vector<std::string>{"add ns/a", "delete ns/a", "add ns/b"}));
+  EXPECT_EQ(informer.stats().lists.load(), 2u);
+  EXPECT_EQ(informer.stats().streamed_lists.load(), 0u);
+  auto reqs = server.requests();
+  ASSERT_GE(reqs.size(), 5u);
+  EXPECT_NE(reqs[1].query.find("limit=500"), std::string::npos) << reqs[1].query;
+  EXPECT_NE(reqs[3].query.find("limit=500"), std::string::npos) << "after 410 it lists again, not streams: " << reqs[3].query;
+}
+
+TEST(Informer, AfterGoneTheStreamingListDeliversWhatChangedMeanwhile) {
+  ScriptedServer server;
+  server.enqueue(stream_step({test::watch_event_json("ADDED", pod("a", "1")), test::watch_event_json("ADDED", pod("b", "2")),
+                              initial_events_end("5"),
+                              test::watch_event_json("ERROR", test::status_json(410, "Expired", "too old resource version"))}));
+  server.enqueue(stream_step({test::watch_event_json("ADDED", pod("a", "1")), test::watch_event_json("ADDED", pod("d", "19")),
+                              initial_events_end("20")},
+                             true));
+  kube::Client client(config_for(server));
+  Informer<kube::Object> informer(client, {kube::core::pods(), "ns", "", ""});
+  Recorder<kube::Object> rec;
+  informer.add_handler(rec.handler());
+  std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
+  ASSERT_TRUE(eventually([&] { return rec.size() >= 4; })) << ::testing::PrintToString(rec.snapshot());
+  runner.request_stop();
+  server.release();
+  runner.join();
+  EXPECT_EQ(rec.snapshot(), (std::vector<std::string>{"add ns/a", "add ns/b", "delete ns/b", "add ns/d"}))
+      << "b's delete, missed while away, is found; the unchanged a stays silent";
+  EXPECT_EQ(informer.stats().deletes_found_by_relist.load(), 1u);
+  EXPECT_EQ(informer.stats().streamed_lists.load(), 2u);
 }
 
 TEST(InformerFactory, SharesOneInformerPerKindAndSelector) {

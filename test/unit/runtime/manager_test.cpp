@@ -43,7 +43,9 @@ TEST(Manager, RunStopsTheInformersBeforeItReturns) {
   options.metrics_bind_address = "0";
   options.health_probe_bind_address = "0";
   Manager manager(config, options);
-  auto informer = manager.informers().get<kube::Object>({kube::core::pods(), "", "", ""});
+  InformerOptions paginated;
+  paginated.initial_list = InitialList::paginated;
+  auto informer = manager.informers().get<kube::Object>({kube::core::pods(), "", "", ""}, paginated);
   std::atomic<int> events{0};
   EventHandler<kube::Object> counting;
   counting.on_add = [&](const auto&) { ++events; };
