@@ -190,14 +190,19 @@ void remove_admission_objects(kube::Client& client, const bench::ClusterShape& s
   }
 }
 
+// What the controller reads, as both floors list it.
+std::vector<kube::ResourceRef> floor_collections() {
+  return {kube::ResourceRef{kube::core::nodes(), "", "", ""}, kube::ResourceRef{kube::core::pods(), "", "", ""},
+          kube::ResourceRef{kube::core::namespaces(), "", "", ""}, kPools, kQuotas};
+}
+
 // Seconds for a bare paginated list of what the controller reads.
 double list_floor(kube::Client& client) {
   const auto t0 = Clock::now();
   std::size_t items = 0;
   kube::ListOptions lo;
   lo.limit = 500;
-  for (const auto& collection : {kube::ResourceRef{kube::core::nodes(), "", "", ""}, kube::ResourceRef{kube::core::pods(), "", "", ""},
-                                 kube::ResourceRef{kube::core::namespaces(), "", "", ""}, kPools, kQuotas}) {
+  for (const auto& collection : floor_collections()) {
     client.list_items(collection, lo, [&](std::string_view) { ++items; }, [&] { items = 0; });
   }
   const double s = since(t0);
@@ -216,8 +221,7 @@ std::optional<double> stream_list_floor(kube::Client& client) {
   lo.resource_version_match = "NotOlderThan";
   lo.allow_watch_bookmarks = true;
   try {
-    for (const auto& collection : {kube::ResourceRef{kube::core::nodes(), "", "", ""}, kube::ResourceRef{kube::core::pods(), "", "", ""},
-                                   kube::ResourceRef{kube::core::namespaces(), "", "", ""}, kPools, kQuotas}) {
+    for (const auto& collection : floor_collections()) {
       bool ended = false;
       client.watch_once(collection, lo, [&](const kube::WatchEvent& ev) {
         if (kube::is_initial_events_end(ev)) {
