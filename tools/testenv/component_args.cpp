@@ -81,7 +81,7 @@ std::vector<std::string> apiserver_args(const Layout& l, const std::vector<std::
   return args;
 }
 
-std::vector<std::string> controller_manager_args(const Layout& l) {
+std::vector<std::string> controller_manager_args(const Layout& l, int node_lease_seconds) {
   auto args = delegated_server_args(l, "kube-controller-manager", l.ports.controller_manager);
   std::vector<std::string> more = {
       // Each controller runs as its own service account (kubeadm's setup): the
@@ -93,9 +93,10 @@ std::vector<std::string> controller_manager_args(const Layout& l) {
       "--cluster-signing-cert-file=" + l.pki.ca_crt,
       "--cluster-signing-key-file=" + l.pki.ca_key,
       std::string("--service-cluster-ip-range=") + kServiceClusterIpRange,
-      // kwokctl's defaults: kwok renews node leases well within the grace period.
+      // kwokctl's defaults at 40 s: kwok renews node leases every quarter of
+      // their duration, well within the grace period.
       "--node-monitor-period=5s",
-      "--node-monitor-grace-period=40s",
+      "--node-monitor-grace-period=" + std::to_string(node_lease_seconds) + "s",
       "--kube-api-qps=100",
       "--kube-api-burst=200",
   };
@@ -110,7 +111,7 @@ std::vector<std::string> scheduler_args(const Layout& l) {
   return args;
 }
 
-std::vector<std::string> kwok_args(const Layout& l) {
+std::vector<std::string> kwok_args(const Layout& l, int node_lease_seconds) {
   return {
       "--kubeconfig=" + l.kubeconfig("kwok"),
       "--config=" + l.kwok_config(),
@@ -119,7 +120,7 @@ std::vector<std::string> kwok_args(const Layout& l) {
       "--node-ip=10.0.0.1",
       "--node-port=" + std::to_string(l.ports.kwok),
       "--server-address=" + local(l.ports.kwok),
-      "--node-lease-duration-seconds=40",
+      "--node-lease-duration-seconds=" + std::to_string(node_lease_seconds),
   };
 }
 

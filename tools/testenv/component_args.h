@@ -21,8 +21,8 @@ extern const char* const kKwokManageValue;       // "fake"
 
 std::vector<std::string> etcd_args(const Layout& l);
 std::vector<std::string> apiserver_args(const Layout& l, const std::vector<std::string>& extra);
-std::vector<std::string> controller_manager_args(const Layout& l);
+std::vector<std::string> controller_manager_args(const Layout& l, int node_lease_seconds);
 std::vector<std::string> scheduler_args(const Layout& l);
-std::vector<std::string> kwok_args(const Layout& l);
+std::vector<std::string> kwok_args(const Layout& l, int node_lease_seconds);
 
 }  // namespace gpupool::testenv::detail

@@ -112,7 +112,7 @@ class ControlPlane::Impl {
                0600);
     write_file(layout.kubeconfig("kwok"), kubeconfig_yaml(server, ca_pem, kKwokUser, tokens.token_for(kKwokUser)),
                0600);
-    write_file(layout.kwok_config(), kwok_config_yaml());
+    write_file(layout.kwok_config(), kwok_config_yaml(opts.node_lease_seconds));
   }
 
   // With $GPUPOOL_AUDIT_DIR set (tools/dev/test.sh sets it), kube-apiserver
@@ -145,11 +145,11 @@ class ControlPlane::Impl {
     apiserver_extra.insert(apiserver_extra.end(), audit.begin(), audit.end());
     components.push_back({"kube-apiserver", apiserver_args(layout, apiserver_extra), {}, {}, opts.apiserver_binary});
     if (opts.controller_manager) {
-      components.push_back({"kube-controller-manager", controller_manager_args(layout), {}, {}, {}});
+      components.push_back({"kube-controller-manager", controller_manager_args(layout, opts.node_lease_seconds), {}, {}, {}});
     }
     if (opts.scheduler) components.push_back({"kube-scheduler", scheduler_args(layout), {}, {}, {}});
     // kwok reads ~/.kwok/kwok.yaml before --config when it exists: give it a home of its own.
-    if (opts.kwok) components.push_back({"kwok", kwok_args(layout), {"HOME=" + layout.path("kwok")}, {}, {}});
+    if (opts.kwok) components.push_back({"kwok", kwok_args(layout, opts.node_lease_seconds), {"HOME=" + layout.path("kwok")}, {}, {}});
   }
 
   Component& component(const std::string& name) {

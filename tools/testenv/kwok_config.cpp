@@ -14,7 +14,7 @@ options:
   nodeIP: 10.0.0.1
   manageAllNodes: false
   manageNodesWithAnnotationSelector: kwok.x-k8s.io/node=fake
-  nodeLeaseDurationSeconds: 40
+  nodeLeaseDurationSeconds: @LEASE@
   nodeLeaseParallelism: 4
   podPlayStageParallelism: 4
   nodePlayStageParallelism: 4
@@ -324,8 +324,11 @@ spec:
 
 }  // namespace
 
-std::string kwok_config_yaml() {
-  return std::string(kKwokConfiguration) + "\n---\n" + kDefaultStages + "\n";
+std::string kwok_config_yaml(int node_lease_seconds) {
+  std::string config = kKwokConfiguration;
+  const std::string placeholder = "@LEASE@";
+  config.replace(config.find(placeholder), placeholder.size(), std::to_string(node_lease_seconds));
+  return config + "\n---\n" + kDefaultStages + "\n";
 }
 
 }  // namespace gpupool::testenv::detail
