@@ -9,6 +9,7 @@
 #include "gpupool/kube/resource.h"
 #include "gpupool/metrics/registry.h"
 #include "gpupool/quota/gpu_resources.h"
+#include "gpupool/quota/pod_requests.h"
 
 namespace gpupool::controller {
 namespace {
@@ -112,10 +113,15 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
   // Admission: one pass for all quotas (one queue key), the pods' usage kept by the informer's handler.
   // Only pods that request GPUs count anywhere here (charging, the gate,
   // reclaim): the store keeps no others (half the pods of the benchmark's
-  // cluster, and as much of the controller's memory).
-  const runtime::InformerFilter<kube::PodProjection> gpu_pods{"requests-gpu", [](const kube::PodProjection& p) {
-                                                               return quota::requests_gpu(p);
-                                                             }, {}};
+  // cluster, and as much of the controller's memory), and of their resources
+  // only the GPU ones charging reads (requests_gpu still holds).
+  const runtime::InformerFilter<kube::PodProjection> gpu_pods{
+      "requests-gpu", [](const kube::PodProjection& p) { return quota::requests_gpu(p); },
+      [](std::string_view json) {
+        auto pod = kube::project_pod(json);
+        quota::drop_uncounted_resources(pod, quota::is_gpu_resource);
+        return pod;
+      }};
   auto pods = manager.informers().get<kube::PodProjection>({kube::core::pods(), "", "", ""}, {}, gpu_pods);
   quota_controller::AdmissionStores stores{pods->store(), quotas->store(), pools->store(), policies->store(),
                                            gpunodes->store(), namespaces->store()};

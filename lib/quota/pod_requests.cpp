@@ -77,4 +77,14 @@ PodRequests pod_requests(const kube::PodProjection& pod, const Counted& counted)
   return out;
 }
 
+void drop_uncounted_resources(kube::PodProjection& pod, const Counted& counted) {
+  auto trim = [&](kube::PodProjection::Container& c) {
+    std::erase_if(c.requests, [&](const auto& entry) { return !counted(entry.first); });
+    std::erase_if(c.limits, [&](const auto& entry) { return !counted(entry.first) || c.requests.contains(entry.first); });
+  };
+  for (auto& c : pod.containers) trim(c);
+  for (auto& c : pod.init_containers) trim(c);
+  std::erase_if(pod.overhead, [&](const auto& entry) { return !counted(entry.first); });
+}
+
 }  // namespace gpupool::quota

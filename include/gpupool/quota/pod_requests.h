@@ -28,4 +28,13 @@ struct PodRequests {
 // `counted`: which resource names to read (GPU resources); others are skipped.
 PodRequests pod_requests(const kube::PodProjection& pod, const std::function<bool(std::string_view)>& counted);
 
+// Leaves in `pod` only the resources pod_requests(pod, counted) reads: the
+// counted ones in requests, limits and overhead, and a limit only where the
+// container's request does not name the same resource (the request wins).
+// pod_requests gives the same requests afterwards; for a store that keeps
+// many pods (the controller's: cpu and memory entries cost more than the rest
+// of a GPU pod's projection). A malformed limit beside its request is no
+// longer reported; the API server refuses those.
+void drop_uncounted_resources(kube::PodProjection& pod, const std::function<bool(std::string_view)>& counted);
+
 }  // namespace gpupool::quota

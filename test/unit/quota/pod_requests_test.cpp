@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "gpupool/kube/json_projection.h"
+#include "gpupool/quota/gpu_resources.h"
 #include "gpupool/quota/pod_requests.h"
 
 namespace gpupool::quota {
@@ -18,13 +19,14 @@ Amounts requests_of(const std::string& spec_json, std::vector<std::string>* prob
 
 constexpr std::int64_t M = kMicro;
 
-TEST(PodRequests, SchedulerArithmetic) {
-  struct Row {
-    std::string name;
-    std::string spec;
-    Amounts expected;
-  };
-  const std::vector<Row> rows = {
+struct Row {
+  std::string name;
+  std::string spec;
+  Amounts expected;
+};
+
+std::vector<Row> scheduler_rows() {
+  return {
       {"containers add up, cpu is not counted",
        R"({"containers":[{"name":"a","resources":{"requests":{"nvidia.com/gpu":"1","cpu":"2"}}},
                          {"name":"b","resources":{"requests":{"nvidia.com/gpu":"2"}}}]})",
@@ -61,7 +63,47 @@ TEST(PodRequests, SchedulerArithmetic) {
       {"no GPU", R"({"containers":[{"name":"a","resources":{"requests":{"cpu":"1"}}}]})", {}},
       {"nothing at all", R"({})", {}},
   };
-  for (const auto& row : rows) EXPECT_EQ(requests_of(row.spec), row.expected) << row.name;
+}
+
+TEST(PodRequests, SchedulerArithmetic) {
+  for (const auto& row : scheduler_rows()) EXPECT_EQ(requests_of(row.spec), row.expected) << row.name;
+}
+
+TEST(DropUncountedResources, RequestsStayTheSame) {
+  for (const auto& row : scheduler_rows()) {
+    auto pod = kube::project_pod(R"({"metadata":{"name":"p"},"spec":)" + row.spec + "}");
+    drop_uncounted_resources(pod, gpu_resource);
+    EXPECT_EQ(pod_requests(pod, gpu_resource).requests, row.expected) << row.name;
+  }
+}
+
+TEST(DropUncountedResources, KeepsCountedResourcesAndLimitsWithoutARequest) {
+  auto pod = kube::project_pod(R"({"metadata":{"name":"p"},"spec":{
+      "initContainers":[{"name":"i","resources":{"requests":{"memory":"1Gi"},"limits":{"amd.com/gpu":"1","memory":"1Gi"}}}],
+      "containers":[{"name":"a","resources":{"requests":{"cpu":"100m","memory":"128Mi","nvidia.com/gpu":"1"},
+                                             "limits":{"nvidia.com/gpu":"1","memory":"128Mi"}}}],
+      "overhead":{"cpu":"250m","nvidia.com/gpu":"0"}}})");
+  drop_uncounted_resources(pod, gpu_resource);
+  using Map = std::map<std::string, std::string>;
+  ASSERT_EQ(pod.containers.size(), 1u);
+  EXPECT_EQ(pod.containers[0].requests, (Map{{"nvidia.com/gpu", "1"}}));
+  EXPECT_EQ(pod.containers[0].limits, Map{}) << "the request names it";
+  ASSERT_EQ(pod.init_containers.size(), 1u);
+  EXPECT_EQ(pod.init_containers[0].requests, Map{});
+  EXPECT_EQ(pod.init_containers[0].limits, (Map{{"amd.com/gpu", "1"}})) << "no request names it";
+  EXPECT_EQ(pod.overhead, (Map{{"nvidia.com/gpu", "0"}}));
+}
+
+// The controller's pod store filters on requests_gpu after dropping.
+TEST(DropUncountedResources, APodThatRequestsAGpuStillDoes) {
+  for (const char* resources : {R"({"requests":{"cpu":"1","nvidia.com/gpu":"1"},"limits":{"nvidia.com/gpu":"1"}})",
+                                R"({"limits":{"nvidia.com/mig-1g.10gb":"0","memory":"1Gi"}})"}) {
+    auto pod = kube::project_pod(R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"a","resources":)" +
+                                 std::string(resources) + "}]}}");
+    ASSERT_TRUE(requests_gpu(pod)) << resources;
+    drop_uncounted_resources(pod, is_gpu_resource);
+    EXPECT_TRUE(requests_gpu(pod)) << resources;
+  }
 }
 
 TEST(PodRequests, MalformedQuantitiesAreReportedNotCounted) {
