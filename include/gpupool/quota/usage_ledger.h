@@ -7,9 +7,13 @@
 // counts as is decided by the caller (pod_state below reads it from the pod).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gpupool/quota/amounts.h"
 
@@ -34,6 +38,8 @@ class UsageLedger {
   const Amounts& used(const std::string& quota) const;
   const Amounts& waiting(const std::string& quota) const;
   std::size_t pods() const { return pods_.size(); }
+  // Distinct quota and resource names the pods' entries hold (each once).
+  std::size_t names() const { return names_.size(); }
 
   // The totals recomputed from every pod: what the incremental totals must equal.
   std::map<std::string, Amounts> recount_used() const;
@@ -42,8 +48,32 @@ class UsageLedger {
   const std::map<std::string, Amounts>& all_waiting() const { return waiting_; }
 
  private:
-  void apply(const PodCharge& c, int sign);
-  std::map<std::string, PodCharge> pods_;
+  // Names many pods share (quota keys, resource names), held once: a pod's
+  // entry points at them. Counted, so names no entry holds go away.
+  class Names {
+   public:
+    const std::string* hold(const std::string& name);
+    void release(const std::string* name);
+    std::size_t size() const { return held_.size(); }
+
+   private:
+    std::map<std::string, std::size_t, std::less<>> held_;
+  };
+  // What the ledger keeps per pod (one per cached GPU pod, so kept small):
+  // the charge with its names held in names_, in Amounts' order.
+  struct Entry {
+    const std::string* quota = nullptr;
+    PodQuotaState state = PodQuotaState::waiting;
+    std::vector<std::pair<const std::string*, std::int64_t>> charge;
+    bool same_as(const PodCharge& c) const;
+  };
+  void apply(const Entry& e, int sign);
+  Entry hold(const PodCharge& c);
+  void release(const Entry& e);
+  static void move(std::map<std::string, Amounts>& totals, const Entry& e, int sign);
+
+  Names names_;
+  std::map<std::string, Entry> pods_;
   std::map<std::string, Amounts> used_, waiting_;  // quota -> totals; quotas at zero dropped
 };
 

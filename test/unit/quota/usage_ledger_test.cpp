@@ -45,6 +45,25 @@ TEST(UsageLedger, TenThousandRandomEventsEqualARecount) {
   EXPECT_GT(l.pods(), 100u);
   EXPECT_EQ(l.all_used(), l.recount_used());
   EXPECT_EQ(l.all_waiting(), l.recount_waiting());
+  EXPECT_LE(l.names(), quotas.size() + resources.size() + 1);
+  for (int i = 0; i < 300; ++i) l.set("p" + std::to_string(i), std::nullopt);
+  EXPECT_EQ(l.pods(), 0u);
+  EXPECT_EQ(l.names(), 0u) << "names no pod holds are let go";
+  EXPECT_TRUE(l.all_used().empty());
+  EXPECT_TRUE(l.all_waiting().empty());
+}
+
+TEST(UsageLedger, ANewChargeOfTheSamePodReplacesTheOld) {
+  UsageLedger l;
+  const Amounts one{{"nvidia.com/gpu", kMicro}}, two{{"nvidia.com/gpu", 2 * kMicro}, {"gpupool.io/gpu", 2 * kMicro}};
+  EXPECT_TRUE(l.set("ml/a", PodCharge{"ml/q", one, PodQuotaState::admitted}));
+  EXPECT_TRUE(l.set("ml/a", PodCharge{"ml/q", two, PodQuotaState::admitted}));
+  EXPECT_EQ(l.used("ml/q"), two);
+  EXPECT_FALSE(l.set("ml/a", PodCharge{"ml/q", two, PodQuotaState::admitted}));
+  EXPECT_TRUE(l.set("ml/a", PodCharge{"ml/other", two, PodQuotaState::admitted}));
+  EXPECT_TRUE(l.used("ml/q").empty());
+  EXPECT_EQ(l.used("ml/other"), two);
+  EXPECT_EQ(l.names(), 3u) << "ml/other, nvidia.com/gpu, gpupool.io/gpu";
 }
 
 }  // namespace
