@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
     gpupool::runtime::EventRecorder events(manager.client(), eo);
     // The node inventory log (one line per node change), kept as the runtime's
     // smallest end-to-end check.
-    auto nodes = manager.informers().get<gpupool::kube::Object>({gpupool::kube::core::nodes(), "", "", ""}, {}, gpupool::controller::stored_objects());
+    auto nodes = manager.informers().get<gpupool::kube::Object>({gpupool::kube::core::nodes(), "", "", ""}, {}, gpupool::controller::stored_nodes());
     gpupool::controller::NodeInventoryReconciler reconciler(nodes);
     gpupool::runtime::ControllerOptions co;
     co.name = "node-inventory";

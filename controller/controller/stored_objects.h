@@ -16,8 +16,19 @@ namespace gpupool::controller {
 // which labels it applied. Nothing here writes a stored Node back whole; the
 // other kinds keep no entry, and a write without them keeps the server's.
 inline runtime::InformerFilter<kube::Object> stored_objects() {
-  static const kube::DecodeTrim trim{true, std::string(pool_controller::PoolReconciler::kLabelManagerPrefix)};
+  static const kube::DecodeTrim trim{true, std::string(pool_controller::PoolReconciler::kLabelManagerPrefix), {}};
   return {"lean", {}, [](std::string_view json) { return kube::decode_object(json, trim); }};
+}
+
+// Nodes as stored_objects() keeps them, less the status members no reconciler
+// here reads (they read labels, taints, spec.unschedulable, annotations,
+// status.conditions and status.capacity): a real node's image list alone is
+// often larger than the rest of it.
+inline runtime::InformerFilter<kube::Object> stored_nodes() {
+  static const kube::DecodeTrim trim{true, std::string(pool_controller::PoolReconciler::kLabelManagerPrefix),
+                                     {"images", "nodeInfo", "addresses", "daemonEndpoints", "volumesInUse",
+                                      "volumesAttached", "config", "runtimeHandlers", "features"}};
+  return {"lean-node", {}, [](std::string_view json) { return kube::decode_object(json, trim); }};
 }
 
 }  // namespace gpupool::controller

@@ -43,6 +43,19 @@ bool drop_managed_fields(rapidjson::Value& doc, const DecodeTrim& trim, rapidjso
   return true;
 }
 
+bool drop_status_members(rapidjson::Value& doc, const DecodeTrim& trim) {
+  auto status = doc.FindMember("status");
+  if (status == doc.MemberEnd() || !status->value.IsObject()) return false;
+  bool dropped = false;
+  for (const auto& name : trim.status_members) {
+    auto m = status->value.FindMember(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size())));
+    if (m == status->value.MemberEnd()) continue;
+    status->value.EraseMember(m);
+    dropped = true;
+  }
+  return dropped;
+}
+
 }  // namespace
 
 std::size_t copy_size(const rapidjson::Value& v) {
@@ -66,7 +79,8 @@ Object decode_object(std::string_view json, const DecodeTrim& trim) {
   {
     rapidjson::Document parsed = parse_json(json);
     if (!parsed.IsObject()) throw DecodeError("object: not a JSON object");
-    const bool trimmed = trim.managed_fields && drop_managed_fields(parsed, trim, parsed.GetAllocator());
+    bool trimmed = trim.managed_fields && drop_managed_fields(parsed, trim, parsed.GetAllocator());
+    trimmed = drop_status_members(parsed, trim) || trimmed;
     // A copy into one block of exactly the copy's size: what the parse took
     // (the parser, like a copy, makes no spare room), unless values were
     // taken out since (their bytes stay in the parse's allocator).

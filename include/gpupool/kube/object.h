@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpupool::kube {
 
@@ -53,6 +54,9 @@ Object decode_object(std::string_view json);
 struct DecodeTrim {
   bool managed_fields = false;       // drop metadata.managedFields entries...
   std::string keep_managers_prefix;  // ...but those whose manager starts with this ("": drop them all)
+  // Members of .status to leave out (a Node's images, nodeInfo, ...): for a
+  // store whose readers never look at them. Such a copy is never written back.
+  std::vector<std::string> status_members;
 };
 
 // decode_object, leaving out what `trim` says.

@@ -80,10 +80,10 @@ TEST(DecodeObject, TrimsManagedFieldsAsAsked) {
   };
   const Case cases[] = {
       {"no trim", {}, "kubelet;gpupool-pool-a;kube-controller-manager;;;"},
-      {"dropped whole", {true, ""}, "<absent>"},
-      {"our managers kept", {true, "gpupool-pool-"}, "gpupool-pool-a;"},
-      {"none of ours: absent, not empty", {true, "gpupool-agent"}, "<absent>"},
-      {"a prefix without the flag does nothing", {false, "gpupool-pool-"}, "kubelet;gpupool-pool-a;kube-controller-manager;;;"},
+      {"dropped whole", {true, "", {}}, "<absent>"},
+      {"our managers kept", {true, "gpupool-pool-", {}}, "gpupool-pool-a;"},
+      {"none of ours: absent, not empty", {true, "gpupool-agent", {}}, "<absent>"},
+      {"a prefix without the flag does nothing", {false, "gpupool-pool-", {}}, "kubelet;gpupool-pool-a;kube-controller-manager;;;"},
   };
   for (const auto& c : cases) {
     const Object o = decode_object(kManaged, c.trim);
@@ -97,12 +97,29 @@ TEST(DecodeObject, TrimsManagedFieldsAsAsked) {
 }
 
 TEST(DecodeObject, TrimLeavesOddShapesAlone) {
-  const DecodeTrim ours{true, "gpupool-"};
+  const DecodeTrim ours{true, "gpupool-", {}};
   EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a"}})", ours).doc), R"({"metadata":{"name":"a"}})");
   EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a","managedFields":"x"}})", ours).doc), R"({"metadata":{"name":"a"}})");
-  EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a","managedFields":null}})", DecodeTrim{true, ""}).doc),
+  EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a","managedFields":null}})", DecodeTrim{true, "", {}}).doc),
             R"({"metadata":{"name":"a"}})");
   EXPECT_THROW(decode_object(R"({"metadata":{"managedFields":[]}})", ours), DecodeError);
+}
+
+TEST(DecodeObject, TrimsTheStatusMembersAsked) {
+  const char* node = R"({"metadata":{"name":"n1"},"status":{"images":[{"names":["registry.example.com/a:1"]}],
+      "nodeInfo":{"kubeletVersion":"v1.37.2"},"conditions":[{"type":"Ready","status":"True"}],
+      "allocatable":{"nvidia.com/gpu":"8"}}})";
+  DecodeTrim trim;
+  trim.status_members = {"images", "nodeInfo", "daemonEndpoints"};
+  const Object o = decode_object(node, trim);
+  EXPECT_EQ(to_json(*member(o.doc, "status")),
+            R"({"conditions":[{"type":"Ready","status":"True"}],"allocatable":{"nvidia.com/gpu":"8"}})");
+  EXPECT_EQ(o.allocator->Size(), o.allocator->Capacity()) << "the block is the trimmed copy's size";
+  EXPECT_LT(o.allocator->Size(), decode_object(node).allocator->Size());
+  // No status, or not an object: nothing to trim.
+  EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a"}})", trim).doc), R"({"metadata":{"name":"a"}})");
+  EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a"},"status":"x"})", trim).doc),
+            R"({"metadata":{"name":"a"},"status":"x"})");
 }
 
 TEST(DecodeObject, SurvivesMovesWithItsAllocator) {
