@@ -76,6 +76,7 @@ Result NodeAgent::reconcile(const runtime::Request& request, std::stop_token sto
   pass.status = pass.previous;
   pass.node = nodes_.get(options_.node_name);
   pass.plugin_watch = &plugin_watch_;
+  pass.patch_memory = &patch_memory_;
   const auto snapshot = options_.telemetry ? options_.telemetry->latest() : nullptr;
 
   Result result = Result::requeue_after(options_.inventory_interval);

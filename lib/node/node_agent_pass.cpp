@@ -359,8 +359,13 @@ std::optional<std::chrono::milliseconds> AgentPass::sync_node() {
   in.sharing = spec.sharing;
   in.device_plugin_config = nvidia ? device_plugin_config_name(in.mig_strategy, spec.sharing) : "";
   in.catalog = &catalog;
-  if (auto p = label_patch(*n, node_labels(in), is_agent_owned_label)) {
+  // The store's version of the Node: what the patch memory compares with.
+  const std::string seen = node ? node->resource_version : "";
+  using Kind = PatchMemory::Kind;
+  if (auto p = label_patch(*n, node_labels(in), is_agent_owned_label);
+      p && !patch_memory->already_sent(Kind::labels, *p, seen)) {
     patch_node(*p, false);
+    patch_memory->sent(Kind::labels, *p, seen);
     spdlog::info("node {}: labels updated", options.node_name);
   }
   if (options.advertise_resources) {
@@ -373,8 +378,10 @@ std::optional<std::chrono::milliseconds> AgentPass::sync_node() {
       healthy_only = without_unhealthy(inventory, status.gpus, &withdrawn);
       advertised.inventory = &healthy_only;
     }
-    if (auto p = capacity_patch(*node_json(), extended_resources(advertised), is_agent_owned_resource)) {
+    if (auto p = capacity_patch(*node_json(), extended_resources(advertised), is_agent_owned_resource);
+        p && !patch_memory->already_sent(Kind::capacity, *p, seen)) {
       patch_node(*p, true);
+      patch_memory->sent(Kind::capacity, *p, seen);
       std::string gpus;
       for (int i : withdrawn) gpus += (gpus.empty() ? "" : ", ") + std::to_string(i);
       spdlog::info("node {}: advertised resources updated: {}{}", options.node_name, *p,

@@ -42,6 +42,7 @@ struct AgentPass {
   api::GPUNodeStatus status;                             // the status this pass writes
   std::shared_ptr<const kube::Object> node;              // the Node as the store had it
   DevicePluginWatch* plugin_watch = nullptr;  // NodeAgent's memory of a device plugin catching up
+  PatchMemory* patch_memory = nullptr;        // NodeAgent's memory of the Node patches it sent
 
   void create_gpunode();
   // GPU health into status.gpus (gpu_health_tracker.h); when to judge again

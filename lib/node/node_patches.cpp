@@ -137,4 +137,13 @@ std::optional<std::string> uncordon_patch(const rapidjson::Value& node) {
   return json(d);
 }
 
+bool PatchMemory::already_sent(Kind kind, const std::string& body, const std::string& store_resource_version) const {
+  const Sent& s = sent_[static_cast<int>(kind)];
+  return !s.body.empty() && s.body == body && s.at == store_resource_version;
+}
+
+void PatchMemory::sent(Kind kind, const std::string& body, const std::string& store_resource_version) {
+  sent_[static_cast<int>(kind)] = {body, store_resource_version};
+}
+
 }  // namespace gpupool::node

@@ -53,6 +53,7 @@
 #include "gpupool/kube/object.h"
 #include "gpupool/node/driver_installer.h"
 #include "gpupool/node/drain_plan.h"
+#include "gpupool/node/node_patches.h"
 #include "gpupool/node/telemetry_poller.h"
 #include "gpupool/runtime/controller.h"
 #include "gpupool/runtime/store.h"
@@ -116,6 +117,7 @@ class NodeAgent : public runtime::Reconciler {
   const gpu::Catalog& catalog_;
   NodeAgentOptions options_;
   DevicePluginWatch plugin_watch_;
+  PatchMemory patch_memory_;
   std::unique_ptr<GpuHealthTracker> health_;
 };
 

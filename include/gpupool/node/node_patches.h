@@ -28,6 +28,25 @@ std::optional<std::string> label_patch(const rapidjson::Value& node, const std::
 std::optional<std::string> capacity_patch(const rapidjson::Value& node, const std::map<std::string, std::int64_t>& wanted,
                                           const std::function<bool(std::string_view)>& owned);
 
+// The last label and capacity patches the agent sent, with the Node's
+// resourceVersion as its store showed it then. While the store still shows
+// that version (it lags the agent's own writes), a pass wanting the same
+// patch sends nothing: the write is on its way into the store. Any other
+// version (the write arrived, or someone changed the Node) or another
+// patch: send. Pure.
+class PatchMemory {
+ public:
+  enum class Kind { labels, capacity };
+  bool already_sent(Kind kind, const std::string& body, const std::string& store_resource_version) const;
+  void sent(Kind kind, const std::string& body, const std::string& store_resource_version);
+
+ private:
+  struct Sent {
+    std::string body, at;
+  };
+  Sent sent_[2];
+};
+
 // Cordon before a drain: records the pre-drain state (kept if already
 // recorded: a restarted agent must not mistake its own cordon for an
 // administrator's) and sets spec.unschedulable. Carries the Node's

@@ -74,5 +74,32 @@ TEST(DevicePluginConfig, NamesPerStrategyAndSharing) {
   EXPECT_EQ(device_plugin_config_name(api::MIGStrategy::mixed, mps), "gpupool-mixed-mps8-t50");
 }
 
+TEST(PatchMemory, SendsNothingTwiceWhileTheStoreShowsTheSameVersion) {
+  using Kind = PatchMemory::Kind;
+  struct Step {
+    const char* what;
+    Kind kind;
+    std::string body, store_version;
+    bool already_sent;
+    bool then_send;
+  };
+  const Step steps[] = {
+      {"first time", Kind::labels, R"({"a":"1"})", "10", false, true},
+      {"the store lags the write: same patch, same version", Kind::labels, R"({"a":"1"})", "10", true, false},
+      {"the other kind is remembered apart", Kind::capacity, R"({"a":"1"})", "10", false, true},
+      {"another patch at the same version", Kind::labels, R"({"a":"2"})", "10", false, false},
+      {"not sent: the first is still remembered", Kind::labels, R"({"a":"1"})", "10", true, false},
+      {"the store moved on (someone reverted it?): send again", Kind::labels, R"({"a":"1"})", "11", false, true},
+      {"only the last patch is remembered", Kind::labels, R"({"a":"2"})", "11", false, true},
+      {"...not the one before", Kind::labels, R"({"a":"1"})", "11", false, false},
+      {"an empty body is never remembered as sent", Kind::labels, "", "", false, false},
+  };
+  PatchMemory m;
+  for (const auto& s : steps) {
+    EXPECT_EQ(m.already_sent(s.kind, s.body, s.store_version), s.already_sent) << s.what;
+    if (s.then_send) m.sent(s.kind, s.body, s.store_version);
+  }
+}
+
 }  // namespace
 }  // namespace gpupool::node
