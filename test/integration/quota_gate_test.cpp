@@ -84,7 +84,7 @@ TEST_F(QuotaGateTest, TwoHundredConcurrentPodsNeverExceedTheGrant) {
     spec.args.insert(spec.args.end(), election.begin(), election.end());
     spec.log_file = dir_ + "/controller-standby.log";
     // Started once the first one leads, so which one leads is known.
-    ASSERT_TRUE(testenv::wait_until([&] { return log_tail("controller.log").find("became leader") != std::string::npos; }, 60s))
+    ASSERT_TRUE(testenv::wait_until([&] { return log_text("controller.log").find("became leader") != std::string::npos; }, 60s))
         << log_tail("controller.log");
     standby = std::make_unique<testenv::Process>(testenv::Process::spawn(spec));
   }
@@ -198,7 +198,7 @@ TEST_F(QuotaGateTest, TwoHundredConcurrentPodsNeverExceedTheGrant) {
   ASSERT_TRUE(testenv::wait_until([&] {
     return str(get_quota("gt-a1", "train"), {"status", "waiting", "nvidia.com/gpu"}) == "191" && running() == 6;
   }, 60s)) << kube::to_json(get_quota("gt-a1", "train")) << "\n" << log_tail("controller-standby.log");
-  EXPECT_NE(log_tail("controller-standby.log").find("admitted by TenantQuota gt-a1/train"), std::string::npos)
+  EXPECT_NE(log_text("controller-standby.log").find("admitted by TenantQuota gt-a1/train"), std::string::npos)
       << "the standby, now leading, admitted the replacements";
 
   EXPECT_GT(recorder.events(), 200u);

@@ -199,11 +199,16 @@ class FleetTest : public ClusterTest {
     pools_.insert(yaml.substr(name_at + 6, yaml.find('\n', name_at) - name_at - 6));
   }
   rapidjson::Document get(const kube::ResourceRef& ref, const std::string& name) { return client_->get(ref.with_name(name)); }
-  std::string log_tail(const std::string& file) {
+  // A log of this test, whole: what to search (a line can scroll out of the tail).
+  std::string log_text(const std::string& file) {
     std::ifstream in(dir_ + "/" + file);
     std::stringstream s;
     s << in.rdbuf();
-    const std::string all = s.str();
+    return s.str();
+  }
+  // Its last 5,000 characters: what to show in a failure message.
+  std::string log_tail(const std::string& file) {
+    const std::string all = log_text(file);
     return all.substr(all.size() > 5000 ? all.size() - 5000 : 0);
   }
   // Waits for `cond` on the pool; on timeout shows it and the controller's log.
