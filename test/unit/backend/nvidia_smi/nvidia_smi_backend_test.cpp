@@ -158,6 +158,31 @@ TEST(NvidiaSmiBackend, AnH200OnR580AsCapturedOnARealMachine) {
   EXPECT_FALSE(m.energy_millijoules.has_value()) << "nvidia-smi has no energy field";
 }
 
+TEST(NvidiaSmiBackend, AnH100OnR580AsCapturedOnARealMachine) {
+  FakeNvidiaSmi fake;
+  fake.respond("-q -x", fixture("q-x_h100-sxm5_r580_v13.xml"));
+  fake.respond("topo -m", fixture("topo-m_1x-h100_ansi.txt"));
+  fake.respond(kQuery, fixture("query-gpu-telemetry_h100_r580_noheader-nounits.csv"));
+  auto backend = backend_for(fake);
+  const Inventory inv = backend->inventory();
+  EXPECT_EQ(inv.driver_version, "580.159.04");
+  ASSERT_EQ(inv.gpus.size(), 1u);
+  const GpuInfo& g = inv.gpus[0];
+  EXPECT_EQ(g.name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(g.catalog_id, "h100-sxm5-80gb");
+  EXPECT_EQ(g.uuid, "GPU-3d9b6f2a-81c4-4e07-b5d2-6a0f1e2c3b41");
+  EXPECT_EQ(g.memory_mib, 81559);
+  EXPECT_TRUE(g.mig_capable);
+  EXPECT_EQ(g.mig, (MigModeState{MigMode::disabled, MigMode::disabled}));
+
+  const auto metrics = backend->metrics();
+  ASSERT_EQ(metrics.size(), 1u);
+  EXPECT_EQ(metrics[0].memory_used_mib, 0) << "the 480 MiB the driver reserves are not used memory";
+  EXPECT_EQ(metrics[0].memory_free_mib, 81079);
+  EXPECT_EQ(metrics[0].power_watts, 71.48);
+  EXPECT_EQ(metrics[0].clock_event_reasons, std::vector<std::string>{"gpu_idle"});
+}
+
 TEST(NvidiaSmiBackend, MetricsWithoutMigNeedNoXml) {
   FakeNvidiaSmi fake;
   fake.respond(kQuery, "0, GPU-1, Tesla T4, 00000000:00:1E.0, 15360, 535.1, [N/A], [N/A], 31, 27.38, 4, 1033, 0, 0, "
