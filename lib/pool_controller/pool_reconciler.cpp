@@ -3,8 +3,10 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "gpupool/api/codec.h"
+#include "gpupool/common/parallel.h"
 #include "gpupool/common/short_hash.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/json_access.h"
@@ -57,6 +59,11 @@ std::string labels_json(const std::map<std::string, std::string>& labels) {
   return out + "}";
 }
 
+// API writes one pool pass has in flight at once (labels, taints, GPUNode
+// specs, permissions: each on its own object). The client multiplexes them
+// over HTTP/2.
+constexpr std::size_t kWritesInFlight = 8;
+
 }  // namespace
 
 struct PoolReconciler::Pass {
@@ -66,7 +73,7 @@ struct PoolReconciler::Pass {
   std::chrono::system_clock::time_point now = std::chrono::system_clock::now();
   pool::Membership membership;
   std::map<std::string, std::shared_ptr<const kube::Object>> nodes;  // by name
-  bool busy = false;  // something is still changing: look again soon
+  std::atomic<bool> busy = false;  // something is still changing: look again soon (set by parallel writes)
 
   kube::Client& client() { return r.client_; }
 
@@ -352,11 +359,14 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   // Labels and taints: members and conflicts.
   std::map<std::string, std::string> member_labels = pool.spec.node_labels;
   member_labels[pool::kPoolLabel] = request.name;
-  for (const auto& name : members) {
-    const auto& node = *pass.nodes.at(name);
+  // Each member's writes are its own: several at once, not one round trip
+  // after another (a first start writes both on every node).
+  const std::vector<std::string> member_list(members.begin(), members.end());
+  common::for_each_parallel(member_list.size(), kWritesInFlight, [&](std::size_t i) {
+    const auto& node = *pass.nodes.at(member_list[i]);
     const std::string rv = pass.apply_labels(node, member_labels);
     pass.apply_taints(node, pool.spec.node_taints, rv);
-  }
+  });
   for (const auto& c : pass.membership.pool_conflicts[request.name]) {
     // Nobody acts on a node in a tie: whatever this pool had there goes, and
     // the node is labelled conflicted.
@@ -391,42 +401,63 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   st.spec_problems = window.errors;
 
   // Desired state per member, and what the rollout needs to know.
-  std::vector<pool::RolloutNode> rollout_nodes;
-  std::map<std::string, std::shared_ptr<const Doc>> current;
-  for (const auto& name : members) {
-    const auto& node = *pass.nodes.at(name);
-    auto gn = gpunode(name);
+  struct Member {
+    std::string name;
+    std::shared_ptr<const Doc> gn;
     std::optional<api::GPUNode> decoded;
-    if (gn) {
-      auto d = api::decode_gpunode(*gn);
+    pool::DesiredSpec desired;
+    bool write = false;
+  };
+  std::vector<Member> planned;
+  for (const auto& name : members) {
+    Member m{name, gpunode(name), std::nullopt, {}, false};
+    if (m.gn) {
+      auto d = api::decode_gpunode(*m.gn);
       if (!d.ok()) {
         spdlog::error("GPUNode {} cannot be read: {}", name, api::format_field_errors(d.errors));
         st.failures[name] = "its GPUNode cannot be read";
         continue;
       }
-      decoded = std::move(*d.value);
+      m.decoded = std::move(*d.value);
     }
     pool::DesiredSpecInput in;
     in.pool = &pool;
     in.policy = policy;
-    in.reported = decoded && decoded->status ? &*decoded->status : nullptr;
+    in.reported = m.decoded && m.decoded->status ? &*m.decoded->status : nullptr;
     in.catalog = &catalog;
     in.mig_parted = options_.mig_parted;
-    pool::DesiredSpec desired = pool::desired_gpunode_spec(in);
-    desired.spec.node_name = name;
-
-    bool spec_written = false;
+    m.desired = pool::desired_gpunode_spec(in);
+    m.desired.spec.node_name = name;
     if (!policy_problem && !pool.spec.paused) {
-      api::GPUNodeSpec compare = desired.spec;
-      if (decoded) compare.disruption_allowed = decoded->spec.disruption_allowed;
-      if (!decoded || decoded->spec != compare) {
-        desired.spec.disruption_allowed = false;  // a new spec waits for its turn
-        gn = pass.write_spec(name, gn, desired.spec);
-        spec_written = true;
-        pass.busy = true;
-        if (gn) spdlog::info("pool {}: node {}: spec written", request.name, name);
+      api::GPUNodeSpec compare = m.desired.spec;
+      if (m.decoded) compare.disruption_allowed = m.decoded->spec.disruption_allowed;
+      if (!m.decoded || m.decoded->spec != compare) {
+        m.desired.spec.disruption_allowed = false;  // a new spec waits for its turn
+        m.write = true;
       }
     }
+    planned.push_back(std::move(m));
+  }
+  std::vector<Member*> to_write;
+  for (auto& m : planned) {
+    if (m.write) to_write.push_back(&m);
+  }
+  common::for_each_parallel(to_write.size(), kWritesInFlight, [&](std::size_t i) {
+    Member& m = *to_write[i];
+    m.gn = pass.write_spec(m.name, m.gn, m.desired.spec);
+  });
+  if (!to_write.empty()) pass.busy = true;
+
+  std::vector<pool::RolloutNode> rollout_nodes;
+  std::map<std::string, std::shared_ptr<const Doc>> current;
+  for (const auto& m : planned) {
+    const std::string& name = m.name;
+    const auto& node = *pass.nodes.at(name);
+    const auto& gn = m.gn;
+    const auto& decoded = m.decoded;
+    const auto& desired = m.desired;
+    const bool spec_written = m.write;
+    if (spec_written && gn) spdlog::info("pool {}: node {}: spec written", request.name, name);
     if (!gn) continue;
     current[name] = gn;
 
@@ -476,10 +507,18 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   }
   const pool::RolloutDecision decision = pool::decide_rollout(rollout_nodes, rs);
 
+  // Permissions: each its own GPUNode, written several at once; then what
+  // each write means, in order.
+  common::for_each_parallel(decision.withdraw.size(), kWritesInFlight, [&](std::size_t i) {
+    const auto& name = decision.withdraw[i];
+    const auto& gn = current.at(name);
+    pass.set_permission(name, gn, false, !annotation_of(*gn, kRetryAnnotation).empty());
+  });
+  common::for_each_parallel(decision.grant.size(), kWritesInFlight, [&](std::size_t i) {
+    pass.set_permission(decision.grant[i], current.at(decision.grant[i]), true, false);
+  });
   for (const auto& name : decision.withdraw) {
     const auto& gn = current.at(name);
-    const bool retry = !annotation_of(*gn, kRetryAnnotation).empty();
-    pass.set_permission(name, gn, false, retry);
     const bool done = std::any_of(rollout_nodes.begin(), rollout_nodes.end(),
                                   [&](const pool::RolloutNode& n) { return n.name == name && n.up_to_date; });
     if (done) {
@@ -491,7 +530,6 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     }
   }
   for (const auto& name : decision.grant) {
-    pass.set_permission(name, current.at(name), true, false);
     spdlog::info("pool {}: node {} may be disrupted now", request.name, name);
     pass.node_event(name, current.at(name).get(), runtime::EventType::Normal, "DisruptionAllowed", "Update",
                "GPUPool " + request.name + " lets the agent drain and change the node now");
