@@ -535,7 +535,9 @@ TEST_F(AgentTest, SingleStrategyAdvertisesMigDevicesAsGpus) {
   EXPECT_EQ(label(nd, "nvidia.com/gpu.count"), "7");
   EXPECT_EQ(label(nd, "nvidia.com/device-plugin.config"), "gpupool-single-exclusive");
   EXPECT_TRUE(capacity(nd, "nvidia.com/mig-1g.10gb").empty()) << "single strategy must not advertise mig-* resources";
-  EXPECT_EQ(operation(gpunode(n), "Partition").phase, "Succeeded");
+  // The pass patches the Node before it writes the GPUNode's status.
+  wait_gpunode(n, 30s, [](const rapidjson::Value& g) { return operation(g, "Partition").phase == "Succeeded"; },
+               "the partition operation Succeeded");
   replica_set("mig-as-gpu", n, R"({"nvidia.com/gpu":"1"})");
   wait_for(90s, [&] { return running_pods("mig-as-gpu").size() == 1; }, "a pod on a MIG device through nvidia.com/gpu");
 }
