@@ -30,6 +30,14 @@ std::unique_ptr<GpuBackend> backend_for(FakeNvidiaSmi& fake, std::chrono::millis
   return make_nvidia_smi_backend(options);
 }
 
+// The three outputs a device check captured on one real machine (`gpu`:
+// the fixtures' infix, e.g. "h200"), as `fake` answers them.
+void respond_with_capture(FakeNvidiaSmi& fake, const std::string& xml, const std::string& gpu) {
+  fake.respond("-q -x", fixture(xml));
+  fake.respond("topo -m", fixture("topo-m_1x-" + gpu + "_ansi.txt"));
+  fake.respond(kQuery, fixture("query-gpu-telemetry_" + gpu + "_r580_noheader-nounits.csv"));
+}
+
 // Runs `f`, which must throw BackendError; returns it.
 template <class F>
 BackendError error_of(F f) {
@@ -123,9 +131,7 @@ TEST(NvidiaSmiBackend, Metrics) {
 // backend reported the same GPU, driver, CUDA version and memory.
 TEST(NvidiaSmiBackend, AnH200OnR580AsCapturedOnARealMachine) {
   FakeNvidiaSmi fake;
-  fake.respond("-q -x", fixture("q-x_h200_r580_v13.xml"));
-  fake.respond("topo -m", fixture("topo-m_1x-h200_ansi.txt"));
-  fake.respond(kQuery, fixture("query-gpu-telemetry_h200_r580_noheader-nounits.csv"));
+  respond_with_capture(fake, "q-x_h200_r580_v13.xml", "h200");
   auto backend = backend_for(fake);
   const Inventory inv = backend->inventory();
   EXPECT_EQ(inv.driver_version, "580.159.04");
@@ -160,9 +166,7 @@ TEST(NvidiaSmiBackend, AnH200OnR580AsCapturedOnARealMachine) {
 
 TEST(NvidiaSmiBackend, AnH100OnR580AsCapturedOnARealMachine) {
   FakeNvidiaSmi fake;
-  fake.respond("-q -x", fixture("q-x_h100-sxm5_r580_v13.xml"));
-  fake.respond("topo -m", fixture("topo-m_1x-h100_ansi.txt"));
-  fake.respond(kQuery, fixture("query-gpu-telemetry_h100_r580_noheader-nounits.csv"));
+  respond_with_capture(fake, "q-x_h100-sxm5_r580_v13.xml", "h100");
   auto backend = backend_for(fake);
   const Inventory inv = backend->inventory();
   EXPECT_EQ(inv.driver_version, "580.159.04");
