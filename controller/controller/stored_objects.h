@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gpupool/kube/object.h"
 #include "gpupool/pool_controller/pool_reconciler.h"
@@ -15,8 +17,13 @@ namespace gpupool::controller {
 // GPUNode) but for the pool reconciler's own entries on Nodes: it reads
 // which labels it applied. Nothing here writes a stored Node back whole; the
 // other kinds keep no entry, and a write without them keeps the server's.
+// The trim both filters share, with `status_members` left out as well.
+inline kube::DecodeTrim lean_trim(std::vector<std::string> status_members) {
+  return {true, std::string(pool_controller::PoolReconciler::kLabelManagerPrefix), std::move(status_members)};
+}
+
 inline runtime::InformerFilter<kube::Object> stored_objects() {
-  static const kube::DecodeTrim trim{true, std::string(pool_controller::PoolReconciler::kLabelManagerPrefix), {}};
+  static const kube::DecodeTrim trim = lean_trim({});
   return {"lean", {}, [](std::string_view json) { return kube::decode_object(json, trim); }};
 }
 
@@ -25,9 +32,8 @@ inline runtime::InformerFilter<kube::Object> stored_objects() {
 // status.conditions and status.capacity): a real node's image list alone is
 // often larger than the rest of it.
 inline runtime::InformerFilter<kube::Object> stored_nodes() {
-  static const kube::DecodeTrim trim{true, std::string(pool_controller::PoolReconciler::kLabelManagerPrefix),
-                                     {"images", "nodeInfo", "addresses", "daemonEndpoints", "volumesInUse",
-                                      "volumesAttached", "config", "runtimeHandlers", "features"}};
+  static const kube::DecodeTrim trim = lean_trim({"images", "nodeInfo", "addresses", "daemonEndpoints", "volumesInUse",
+                                                   "volumesAttached", "config", "runtimeHandlers", "features"});
   return {"lean-node", {}, [](std::string_view json) { return kube::decode_object(json, trim); }};
 }
 
