@@ -88,6 +88,7 @@
 #include "scale/cluster_shape.h"
 #include "scale/parallel_writes.h"
 #include "scale/process_stats.h"
+#include "scale/queue_figures.h"
 #include "scale/rollout_step.h"
 #include "scale/seed_manifests.h"
 #include "scale/usage_probe.h"
@@ -347,6 +348,7 @@ std::optional<std::string> out_of_sync(kube::Client& client, const bench::Cluste
 
 struct ControllerRun {
   double sync_s = 0, peak_rss_mib = 0, rss_mib = 0, cpu_seconds = 0;
+  std::map<std::string, bench::QueueFigures> queues;  // its /metrics, read before it stops
 };
 
 // Runs the controller until it is in sync, then `while_synced` (with it
@@ -359,10 +361,11 @@ ControllerRun run_controller(const std::string& controller, const std::string& k
   spec.path = controller;
   // As deployed: with its webhook server, without which the quota gate and
   // the usage it keeps do not run.
-  const auto ports = testenv::pick_free_ports(2);
+  const auto ports = testenv::pick_free_ports(3);
   const std::string webhook = "127.0.0.1:" + std::to_string(ports.at(0));
   const std::string probes = "127.0.0.1:" + std::to_string(ports.at(1));
-  spec.args = {"--kubeconfig", kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address", probes,
+  const std::string metrics = "127.0.0.1:" + std::to_string(ports.at(2));
+  spec.args = {"--kubeconfig", kubeconfig, "--metrics-bind-address", metrics, "--health-probe-bind-address", probes,
                "--log-format=json", "--agent-namespace", "gpupool-system", "--webhook-bind-address", webhook,
                "--webhook-url", "https://" + webhook};
   spec.args.insert(spec.args.end(), extra_args.begin(), extra_args.end());
@@ -400,6 +403,11 @@ ControllerRun run_controller(const std::string& controller, const std::string& k
     if (!process.running()) throw std::runtime_error("the controller exited; its log: " + log_file);
     if (auto s = bench::process_stats(process.pid())) run.peak_rss_mib = std::max(run.peak_rss_mib, s->peak_rss_mib);
   }
+  testenv::HttpRequest scrape;
+  scrape.url = "http://" + metrics + "/metrics";
+  const auto exposition = testenv::http_request(scrape).body;
+  run.queues = bench::queue_figures(exposition);
+  std::ofstream(log_file + ".metrics") << exposition;  // beside its log, for a closer look
   process.terminate();
   return run;
 }
@@ -629,7 +637,7 @@ int main(int argc, char** argv) {
     // and written: a full-size run costs most of an hour.
     std::string late_failure;
     try {
-      run_controller(controller, kubeconfig_path, log_dir + "/controller-admission-rollout.log", client, probed, true,
+      const auto late = run_controller(controller, kubeconfig_path, log_dir + "/controller-admission-rollout.log", client, probed, true,
                      std::chrono::seconds(sync_timeout_s), [&] {
                        f.admission = bench::measure_admissions(client, probed, burst, writers, std::chrono::seconds(sync_timeout_s));
                        std::printf("admission: %zu of %zu gated GPU pods fitted their grants; created in %.2f s, all admitted "
@@ -668,6 +676,13 @@ int main(int argc, char** argv) {
                        }
                      },
                      late_args);
+      // Where the passes' time went (the admission and rollout steps together).
+      for (const char* name : {"gpupool", "gpu-health", "tenantquota-grants", "quota-admission"}) {
+        auto it = late.queues.find(name);
+        if (it == late.queues.end()) continue;
+        std::printf("controller %s: %.0f passes, %.1f ms each on average after %.1f ms in its queue\n", name,
+                    it->second.passes, it->second.mean_pass_ms, it->second.mean_wait_ms);
+      }
     } catch (const std::exception& e) {
       late_failure = e.what();
       std::fprintf(stderr, "gpupool-scale-bench: %s (the figures measured before follow)\n", e.what());
