@@ -676,6 +676,7 @@ int main(int argc, char** argv) {
                        }
                      },
                      late_args);
+      std::printf("controller during admissions and the rollout: peak RSS %.1f MiB\n", late.peak_rss_mib);
       // Where the passes' time went (the admission and rollout steps together).
       for (const char* name : {"gpupool", "gpu-health", "tenantquota-grants", "quota-admission"}) {
         auto it = late.queues.find(name);
