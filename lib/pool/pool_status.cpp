@@ -101,6 +101,12 @@ api::GPUPoolStatus build_pool_status(const PoolStatusInput& in, const api::GPUPo
     message = std::to_string(d.in_progress.size()) + " in progress (" + name_list(d.in_progress) + "), " +
               std::to_string(r.pending) + " waiting, " + std::to_string(d.updated) + " of " +
               std::to_string(in.members) + " up to date" + (d.waiting.empty() ? "" : "; " + d.waiting);
+  } else if (!d.finishing.empty()) {
+    progressing = ConditionStatus::true_;
+    reason = "RollingOut";
+    message = std::to_string(d.finishing.size()) + " up to date, waiting for their agents to uncordon them (" +
+              name_list(d.finishing) + "), " + std::to_string(r.pending) + " waiting, " + std::to_string(d.updated) +
+              " of " + std::to_string(in.members) + " up to date" + (d.waiting.empty() ? "" : "; " + d.waiting);
   } else if (!in.window_open && !d.pending.empty()) {
     reason = "OutsideMaintenanceWindow";
     message = d.waiting.empty() ? "outside the maintenance windows" : d.waiting;

@@ -48,6 +48,7 @@ RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSett
     if (in_progress) d.in_progress.push_back(n.name);
     if (n.up_to_date) {
       ++d.updated;
+      if (n.agent_cordoned) d.finishing.push_back(n.name);
     } else if (n.failed) {
       d.failed.push_back(n.name);
     } else if (!n.granted) {

@@ -12,11 +12,13 @@
 
 #include <rapidjson/document.h>
 
+#include "gpupool/pool/rollout.h"
+
 namespace gpupool::node {
 
 // Annotation recording, while the agent drains, whether the Node was already
 // cordoned ("true") or cordoned by the agent ("false"). docs/api.md.
-inline constexpr const char* kPreDrainUnschedulableAnnotation = "gpupool.io/pre-drain-unschedulable";
+using pool::kPreDrainUnschedulableAnnotation;  // pool/rollout.h: the pool controller reads it too
 
 // Sets the labels in `wanted` and removes every label for which `owned(key)`
 // is true that `wanted` lacks. Other labels are never touched.

@@ -24,6 +24,9 @@
 //   permission is withdrawn and it queues again as pending).
 // - `paused` and a closed maintenance window stop new grants only: nodes in
 //   progress keep their permission and finish.
+// - A node up to date that its agent cordoned for the change and has not
+//   uncordoned yet (kPreDrainUnschedulableAnnotation still on the Node) is
+//   finishing: the rollout is not complete while any is.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +36,11 @@
 #include "gpupool/api/common_types.h"
 
 namespace gpupool::pool {
+
+// The agent's record on a Node it cordoned for a drain: whether the Node was
+// unschedulable before ("true"/"false"); removed when the agent uncordons it
+// (or leaves it cordoned as it was). Written by the agent (node_patches.h).
+inline constexpr const char* kPreDrainUnschedulableAnnotation = "gpupool.io/pre-drain-unschedulable";
 
 struct RolloutNode {
   std::string name;
@@ -44,6 +52,7 @@ struct RolloutNode {
   bool granted = false;         // spec.disruptionAllowed is true now
   bool ready = true;            // the Node exists and is Ready
   bool cordoned = false;        // the Node is unschedulable
+  bool agent_cordoned = false;  // kPreDrainUnschedulableAnnotation is on the Node
   bool agent_alive = true;      // the agent's Lease is renewed within its duration
 };
 
@@ -60,6 +69,7 @@ struct RolloutDecision {
   std::vector<std::string> withdraw;     // set disruptionAllowed false
   std::vector<std::string> unavailable;  // after this decision, sorted
   std::vector<std::string> in_progress;  // granted and not finished, after this decision
+  std::vector<std::string> finishing;    // up to date, not yet uncordoned by their agent
   std::vector<std::string> failed;       // failed and not cleared
   std::vector<std::string> pending;      // need the change, not granted yet
   std::vector<std::string> no_agent;     // need the change, but their agent is not heartbeating

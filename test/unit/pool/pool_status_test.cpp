@@ -50,6 +50,8 @@ TEST(PoolStatus, EachSituationHasItsReason) {
   };
   const std::vector<Row> rows = {
       {"rolling out", [](auto& in) { in.rollout.in_progress = {"a"}; in.rollout.updated = 3; }, "RollingOut", api::ConditionStatus::true_},
+      {"finishing: up to date, the agent's uncordon not seen yet", [](auto& in) { in.rollout.finishing = {"a"}; },
+       "RollingOut", api::ConditionStatus::true_},
       {"waiting", [](auto& in) { in.rollout.pending = {"a"}; in.rollout.waiting = "1 of 4 nodes unavailable"; }, "WaitingForTurn",
        api::ConditionStatus::true_},
       {"paused", [](auto& in) { in.paused = true; in.rollout.pending = {"a"}; }, "Paused", api::ConditionStatus::false_},

@@ -21,6 +21,7 @@ RolloutNode n(const std::string& name, char state) {
   return x;
 }
 RolloutNode cordoned(RolloutNode x) { x.cordoned = true; return x; }
+RolloutNode agent_cordoned(RolloutNode x) { x.cordoned = x.agent_cordoned = true; return x; }
 RolloutNode not_ready(RolloutNode x) { x.ready = false; return x; }
 RolloutNode no_agent(RolloutNode x) { x.agent_alive = false; return x; }
 RolloutNode key(RolloutNode x, std::string k) { x.order_key = std::move(k); return x; }
@@ -115,6 +116,20 @@ TEST(DecideRollout, CountsForTheStatus) {
   EXPECT_EQ(d.pending, (Names{"e"}));
   EXPECT_EQ(d.no_agent, (Names{"f"}));
   EXPECT_FALSE(d.budget_exhausted);
+}
+
+TEST(DecideRollout, UpToDateNodesTheirAgentsHaveNotUncordonedAreFinishing) {
+  // a: done, permission still held, its agent's cordon still on; b: the
+  // permission already withdrawn, cordon still on; c: an administrator's
+  // cordon on an up-to-date node (no agent record): not ours to wait for.
+  const auto d = decide_rollout({agent_cordoned(n("a", 'd')), agent_cordoned(n("b", 'u')), cordoned(n("c", 'u')), n("e", 'u')},
+                                settings(2));
+  EXPECT_EQ(d.finishing, (Names{"a", "b"}));
+  EXPECT_EQ(d.withdraw, (Names{"a"}));
+  EXPECT_TRUE(d.in_progress.empty());
+  EXPECT_EQ(d.updated, 4);
+  EXPECT_EQ(d.unavailable, (Names{"a", "b", "c"}));
+  EXPECT_TRUE(decide_rollout({agent_cordoned(n("a", 'p'))}, settings(1)).finishing.empty()) << "not up to date: pending";
 }
 
 // A whole rollout simulated step by step: every step's unavailable count
