@@ -91,7 +91,8 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
   o.metrics = &metrics::default_registry();
   reconciler_ = std::make_unique<pool_controller::PoolReconciler>(
       manager.client(),
-      pool_controller::PoolStores{pools->store(), policies->store(), nodes->store(), gpunodes->store(), leases->store()},
+      pool_controller::PoolStores{pools->store(), policies->store(), nodes->store(), gpunodes->store(), leases->store(),
+                                  membership_.get()},
       o);
   runtime::ControllerOptions co;
   co.name = "gpupool";
@@ -170,7 +171,8 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
   ho.metrics = &metrics::default_registry();
   health_ = std::make_unique<pool_controller::HealthReconciler>(
       manager.client(),
-      pool_controller::PoolStores{pools->store(), policies->store(), nodes->store(), gpunodes->store(), leases->store()},
+      pool_controller::PoolStores{pools->store(), policies->store(), nodes->store(), gpunodes->store(), leases->store(),
+                                  membership_.get()},
       ho);
   runtime::ControllerOptions hc;
   hc.name = "gpu-health";

@@ -30,6 +30,8 @@ class PoolController {
                  pool_controller::MonitoringReconcilerOptions monitoring);
 
  private:
+  // Shared by the pool and health reconcilers (declared first: they hold it).
+  std::unique_ptr<pool_controller::MembershipCache> membership_ = std::make_unique<pool_controller::MembershipCache>();
   std::unique_ptr<pool_controller::PoolReconciler> reconciler_;
   std::unique_ptr<runtime::Controller> controller_;
   std::unique_ptr<pool_controller::DevicePluginConfigReconciler> plugin_config_;

@@ -164,7 +164,8 @@ struct HealthReconciler::Pass {
 };
 
 HealthReconciler::HealthReconciler(kube::Client& client, PoolStores stores, HealthReconcilerOptions options)
-    : client_(client), stores_(stores), options_(std::move(options)) {
+    : client_(client), stores_(stores), options_(std::move(options)),
+      own_membership_(stores.membership ? nullptr : std::make_unique<MembershipCache>()) {
   if (options_.metrics) {
     remediations_ = &options_.metrics->counter(
         "gpupool_health_remediations_total",
@@ -216,12 +217,10 @@ Result HealthReconciler::reconcile(const runtime::Request& request, std::stop_to
     auto d = api::decode_gpupool(obj->doc);
     if (d.ok()) selectors.push_back({obj->name, d.value->spec.priority, d.value->spec.node_selector, obj->deleting});
   }
-  std::vector<pool::NodeLabels> labels;
-  for (const auto& n : stores_.nodes.list()) labels.push_back({n->name, labels_of(n->doc)});
-  const auto membership = pool::resolve_membership(selectors, labels);
-  const auto members_it = membership.members.find(request.name);
+  const auto membership = membership_cache().get(selectors, stores_.nodes);
+  const auto members_it = membership->members.find(request.name);
   const std::vector<std::string> members =
-      members_it == membership.members.end() ? std::vector<std::string>{} : members_it->second;
+      members_it == membership->members.end() ? std::vector<std::string>{} : members_it->second;
 
   std::vector<pool::HealthNode> nodes;
   std::map<std::string, std::string> degraded;  // node -> its Degraded GPUs, when it has no Unhealthy one
@@ -325,11 +324,9 @@ Result HealthReconciler::sweep_outside_pools() {
     if (!d.ok()) return Result::requeue_after(options_.idle_requeue);  // who owns what is not known
     selectors.push_back({obj->name, d.value->spec.priority, d.value->spec.node_selector, obj->deleting});
   }
-  std::vector<pool::NodeLabels> labels;
-  for (const auto& n : stores_.nodes.list()) labels.push_back({n->name, labels_of(n->doc)});
-  const auto membership = pool::resolve_membership(selectors, labels);
+  const auto membership = membership_cache().get(selectors, stores_.nodes);
   for (const auto& n : stores_.nodes.list()) {
-    if (!marked(*n) || membership.pool_of.count(n->name) || membership.conflicts.count(n->name)) continue;
+    if (!marked(*n) || membership->pool_of.count(n->name) || membership->conflicts.count(n->name)) continue;
     auto doc = pass.node(n->name);
     if (!doc) continue;
     const auto record = remediation_record(*doc);

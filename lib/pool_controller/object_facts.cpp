@@ -57,18 +57,25 @@ std::vector<pool::NodeTaint> node_taints(const Value& node) {
   return out;
 }
 
+std::set<std::string> applied_label_keys_of_entry(const Value& entry) {
+  std::set<std::string> out;
+  if (str(member(&entry, "operation")) != "Apply") return out;
+  const Value* labels = member(member(member(&entry, "fieldsV1"), "f:metadata"), "f:labels");
+  if (labels == nullptr || !labels->IsObject()) return out;
+  for (const auto& m : labels->GetObject()) {
+    const std::string k = m.name.GetString();
+    if (k.rfind("f:", 0) == 0) out.insert(k.substr(2));
+  }
+  return out;
+}
+
 std::set<std::string> applied_label_keys(const Value& obj, const std::string& manager) {
   std::set<std::string> out;
   const Value* fields = member(member(&obj, "metadata"), "managedFields");
   if (fields == nullptr || !fields->IsArray()) return out;
   for (const auto& f : fields->GetArray()) {
-    if (str(member(&f, "manager")) != manager || str(member(&f, "operation")) != "Apply") continue;
-    const Value* labels = member(member(member(&f, "fieldsV1"), "f:metadata"), "f:labels");
-    if (labels == nullptr || !labels->IsObject()) continue;
-    for (const auto& m : labels->GetObject()) {
-      const std::string k = m.name.GetString();
-      if (k.rfind("f:", 0) == 0) out.insert(k.substr(2));
-    }
+    if (str(member(&f, "manager")) != manager) continue;
+    out.merge(applied_label_keys_of_entry(f));
   }
   return out;
 }

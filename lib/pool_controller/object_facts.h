@@ -24,6 +24,8 @@ bool node_unschedulable(const rapidjson::Value& node);
 std::vector<pool::NodeTaint> node_taints(const rapidjson::Value& node);
 // The label keys `manager` holds through server-side apply (managedFields).
 std::set<std::string> applied_label_keys(const rapidjson::Value& obj, const std::string& manager);
+// The same for one managedFields entry (none unless its operation is Apply).
+std::set<std::string> applied_label_keys_of_entry(const rapidjson::Value& entry);
 // The agent's Lease is renewed within its duration.
 bool lease_alive(const rapidjson::Value& lease, std::chrono::system_clock::time_point now);
 // A Lease's spec.renewTime; nullopt when it has none (or not RFC 3339).

@@ -64,6 +64,27 @@ std::string labels_json(const std::map<std::string, std::string>& labels) {
 // over HTTP/2.
 constexpr std::size_t kWritesInFlight = 8;
 
+// Store indexes: which pools may still hold something on a Node (its pool
+// label "label:<pool>"; a pool's label field manager with labels applied,
+// "manager:<manager>"), and GPUNodes by spec.pool. A pass looks for what to
+// release among these, not among every node of the fleet.
+constexpr const char* kNodesByHolder = "gpupool-holders";
+constexpr const char* kGpuNodesByPool = "gpupool-pool";
+
+std::vector<std::string> node_holders(const kube::Object& node) {
+  std::vector<std::string> out;
+  const std::string pool = kube::string_at(node.doc, {"metadata", "labels", pool::kPoolLabel});
+  if (!pool.empty()) out.push_back("label:" + pool);
+  const rapidjson::Value* fields = kube::value_at(node.doc, {"metadata", "managedFields"});
+  if (fields == nullptr || !fields->IsArray()) return out;
+  for (const auto& f : fields->GetArray()) {
+    const std::string manager = kube::string_of(kube::member(f, "manager"));
+    if (!manager.starts_with(PoolReconciler::kLabelManagerPrefix)) continue;
+    if (!applied_label_keys_of_entry(f).empty()) out.push_back("manager:" + manager);
+  }
+  return out;
+}
+
 }  // namespace
 
 struct PoolReconciler::Pass {
@@ -71,8 +92,9 @@ struct PoolReconciler::Pass {
   PoolReconciler& r;
   std::string pool_name;
   std::chrono::system_clock::time_point now = std::chrono::system_clock::now();
-  pool::Membership membership;
-  std::map<std::string, std::shared_ptr<const kube::Object>> nodes;  // by name
+  std::shared_ptr<const pool::Membership> membership;
+  // The Nodes this pass looks at (members, conflicts, nodes to release), by name.
+  std::map<std::string, std::shared_ptr<const kube::Object>> nodes;
   std::atomic<bool> busy = false;  // something is still changing: look again soon (set by parallel writes)
 
   kube::Client& client() { return r.client_; }
@@ -232,7 +254,14 @@ struct PoolReconciler::Pass {
 
 PoolReconciler::PoolReconciler(kube::Client& client, PoolStores stores, PoolReconcilerOptions options)
     : client_(client), stores_(stores), options_(std::move(options)),
-      metrics_(options_.metrics ? std::make_unique<PoolMetrics>(*options_.metrics) : nullptr) {}
+      own_membership_(stores.membership ? nullptr : std::make_unique<MembershipCache>()),
+      metrics_(options_.metrics ? std::make_unique<PoolMetrics>(*options_.metrics) : nullptr) {
+  stores_.nodes.add_index(kNodesByHolder, node_holders);
+  stores_.gpunodes.add_index(kGpuNodesByPool, [](const kube::Object& g) {
+    const std::string pool = kube::string_at(g.doc, {"spec", "pool"});
+    return pool.empty() ? std::vector<std::string>{} : std::vector<std::string>{pool};
+  });
+}
 
 std::string PoolReconciler::label_manager(const std::string& pool) {
   const std::string name = std::string(kLabelManagerPrefix) + pool;
@@ -276,24 +305,54 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     selectors.push_back({obj->name, decoded.value->spec.priority, decoded.value->spec.node_selector, obj->deleting});
     pools.emplace(obj->name, std::move(*decoded.value));
   }
-  std::vector<pool::NodeLabels> node_labels;
-  for (const auto& n : stores_.nodes.list()) {
-    pass.nodes[n->name] = n;
-    node_labels.push_back({n->name, labels_of(n->doc)});
+  pass.membership = membership_cache().get(selectors, stores_.nodes);
+  static const std::vector<std::string> no_members;
+  static const std::vector<pool::Conflict> no_conflicts;
+  const auto members_it = pass.membership->members.find(request.name);
+  const auto conflicts_it = pass.membership->pool_conflicts.find(request.name);
+  const auto& pool_conflicts = conflicts_it == pass.membership->pool_conflicts.end() ? no_conflicts : conflicts_it->second;
+  // Members as the membership has them whose Node the store still has (one
+  // removed since is left to the next pass, which sees it gone).
+  std::vector<std::string> members;
+  for (const auto& name : members_it == pass.membership->members.end() ? no_members : members_it->second) {
+    if (auto n = stores_.nodes.get(name)) {
+      pass.nodes[name] = std::move(n);
+      members.push_back(name);
+    }
   }
-  pass.membership = pool::resolve_membership(selectors, node_labels);
+  std::vector<pool::Conflict> present_conflicts;
+  for (const auto& c : pool_conflicts) {
+    if (auto n = stores_.nodes.get(c.node)) {
+      pass.nodes[c.node] = std::move(n);
+      present_conflicts.push_back(c);
+    }
+  }
 
   auto pool_obj = stores_.pools.get(request.name);
   auto pool_it = pools.find(request.name);
-  const auto& members = pass.membership.members[request.name];
   const std::set<std::string> member_set(members.begin(), members.end());
   std::set<std::string> conflicted;
-  for (const auto& c : pass.membership.pool_conflicts[request.name]) conflicted.insert(c.node);
+  for (const auto& c : pool_conflicts) conflicted.insert(c.node);
 
-  // Release what this pool holds on nodes that are no longer its members.
+  // Release what this pool holds on nodes that are no longer its members:
+  // the nodes and GPUNodes the indexes say it may hold something on, and
+  // GPUNodes it wrote that the store does not show yet.
   std::set<std::string> names;
-  for (const auto& [name, n] : pass.nodes) names.insert(name);
-  for (const auto& g : stores_.gpunodes.list()) names.insert(g->name);
+  for (const auto& n : stores_.nodes.by_index(kNodesByHolder, "label:" + request.name)) names.insert(n->name);
+  for (const auto& n : stores_.nodes.by_index(kNodesByHolder, "manager:" + label_manager(request.name))) {
+    names.insert(n->name);
+  }
+  for (const auto& g : stores_.gpunodes.by_index(kGpuNodesByPool, request.name)) names.insert(g->name);
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [name, doc] : written_) {
+      if (kube::string_at(*doc, {"spec", "pool"}) == request.name) names.insert(name);
+    }
+  }
+  for (const auto& name : names) {
+    if (pass.nodes.count(name)) continue;
+    if (auto n = stores_.nodes.get(name)) pass.nodes[name] = std::move(n);
+  }
   bool holding = false;
   // Nodes that vanished while they held permission: they still count as
   // unavailable until their GPUNode goes (with the Node, by its owner reference).
@@ -367,7 +426,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     const std::string rv = pass.apply_labels(node, member_labels);
     pass.apply_taints(node, pool.spec.node_taints, rv);
   });
-  for (const auto& c : pass.membership.pool_conflicts[request.name]) {
+  for (const auto& c : present_conflicts) {
     // Nobody acts on a node in a tie: whatever this pool had there goes, and
     // the node is labelled conflicted.
     const auto& node = *pass.nodes.at(c.node);
@@ -393,7 +452,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   st.pool = request.name;
   st.generation = pool.metadata.generation;
   st.members = static_cast<std::int32_t>(members.size());
-  st.conflicts = pass.membership.pool_conflicts[request.name];
+  st.conflicts = pool_conflicts;
   st.target_version = pool.spec.driver ? pool.spec.driver->version : "";
   st.paused = pool.spec.paused;
   st.window_open = window.open;
@@ -477,6 +536,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     rn.granted = !spec_written && decoded && decoded->spec.disruption_allowed;
     rn.ready = node_ready(node.doc);
     rn.cordoned = node_unschedulable(node.doc);
+    rn.agent_cordoned = !annotation_of(node.doc, pool::kPreDrainUnschedulableAnnotation).empty();
     auto lease = stores_.leases.get(kube::object_key(options_.agent_namespace, "gpupool-agent-" + name));
     rn.agent_alive = lease && lease_alive(lease->doc, pass.now);
     rollout_nodes.push_back(rn);
@@ -600,7 +660,8 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   }
   if (metrics_) metrics_->set(request.name, status, rs.window_open);
 
-  const bool work_left = !decision.in_progress.empty() || !decision.pending.empty() || !decision.no_agent.empty() ||
+  const bool work_left = !decision.in_progress.empty() || !decision.finishing.empty() || !decision.pending.empty() ||
+                         !decision.no_agent.empty() ||
                          !decision.withdraw.empty() || !decision.grant.empty();
   auto after = (work_left || pass.busy || holding) ? options_.busy_requeue : options_.idle_requeue;
   if (!window.open && window.next_open && !decision.pending.empty()) {

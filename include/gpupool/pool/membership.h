@@ -20,6 +20,7 @@ struct PoolSelector {
   std::int32_t priority = 0;
   api::LabelSelector node_selector;
   bool deleting = false;
+  bool operator==(const PoolSelector&) const = default;
 };
 
 struct NodeLabels {

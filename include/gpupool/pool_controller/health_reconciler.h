@@ -81,6 +81,8 @@ class HealthReconciler : public runtime::Reconciler {
   kube::Client& client_;
   PoolStores stores_;
   HealthReconcilerOptions options_;
+  std::unique_ptr<MembershipCache> own_membership_;  // when stores_.membership is none
+  MembershipCache& membership_cache() { return stores_.membership ? *stores_.membership : *own_membership_; }
   metrics::Family<metrics::Counter>* remediations_ = nullptr;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<const rapidjson::Document>> written_;  // Node name -> our last patch's answer

@@ -77,6 +77,8 @@ class PoolReconciler : public runtime::Reconciler {
   kube::Client& client_;
   PoolStores stores_;
   PoolReconcilerOptions options_;
+  std::unique_ptr<MembershipCache> own_membership_;  // when stores_.membership is none
+  MembershipCache& membership_cache() { return stores_.membership ? *stores_.membership : *own_membership_; }
   std::unique_ptr<PoolMetrics> metrics_;  // when options_.metrics
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<const rapidjson::Document>> written_;  // GPUNode name -> our last write

@@ -24,10 +24,22 @@ class Store {
   // The values an object has in one index (none: not indexed there).
   using IndexFunc = std::function<std::vector<std::string>(const T&)>;
 
-  // Adds an index; call before the store is filled.
+  // Adds an index (or replaces the one of that name), indexing the objects
+  // stored already.
   void add_index(const std::string& name, IndexFunc fn) {
     std::unique_lock lock(mu_);
-    indexes_[name].fn = std::move(fn);
+    Index& idx = indexes_[name];
+    idx.fn = std::move(fn);
+    idx.keys_by_value.clear();
+    for (const auto& [key, obj] : items_) {
+      for (const auto& v : idx.fn(*obj)) idx.keys_by_value[v].insert(key);
+    }
+  }
+
+  // Whether an index of that name was added.
+  bool has_index(const std::string& name) const {
+    std::shared_lock lock(mu_);
+    return indexes_.count(name) > 0;
   }
 
   Ptr get(const std::string& key) const {

@@ -1,0 +1,74 @@
+#include "gpupool/pool_controller/membership_cache.h"
+
+#include <algorithm>
+
+#include "object_facts.h"
+
+namespace gpupool::pool_controller {
+namespace {
+
+// FNV-1a over the labels as the object has them (keys and values, with
+// separators): the same labels in another order hash differently, which
+// only costs a needless resolution.
+std::uint64_t labels_hash(const rapidjson::Value& node) {
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](const char* s, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+      h ^= static_cast<unsigned char>(s[i]);
+      h *= 1099511628211ull;
+    }
+    h ^= 0xff;  // a separator no label byte sequence ends with
+    h *= 1099511628211ull;
+  };
+  const auto meta = node.FindMember("metadata");
+  if (meta == node.MemberEnd() || !meta->value.IsObject()) return h;
+  const auto labels = meta->value.FindMember("labels");
+  if (labels == meta->value.MemberEnd() || !labels->value.IsObject()) return h;
+  for (const auto& m : labels->value.GetObject()) {
+    mix(m.name.GetString(), m.name.GetStringLength());
+    if (m.value.IsString()) mix(m.value.GetString(), m.value.GetStringLength());
+  }
+  return h;
+}
+
+}  // namespace
+
+std::shared_ptr<const pool::Membership> MembershipCache::get(std::vector<pool::PoolSelector> selectors,
+                                                             const runtime::Store<kube::Object>& nodes) {
+  // In one order, so that the same pools listed in another compare equal.
+  std::sort(selectors.begin(), selectors.end(),
+            [](const pool::PoolSelector& a, const pool::PoolSelector& b) { return a.name < b.name; });
+  const auto listed = nodes.list();
+  std::lock_guard lock(mu_);
+  const std::uint64_t call = ++calls_;
+  bool changed = value_ == nullptr || selectors != selectors_;
+  for (const auto& n : listed) {
+    auto [it, added] = nodes_.try_emplace(n->name);
+    NodeEntry& e = it->second;
+    e.seen = call;
+    if (!added && e.resource_version == n->resource_version) continue;
+    const std::uint64_t h = labels_hash(n->doc);
+    changed = changed || added || h != e.labels_hash;
+    e.resource_version = n->resource_version;
+    e.labels_hash = h;
+  }
+  if (nodes_.size() != listed.size()) {  // some were removed
+    changed = true;
+    std::erase_if(nodes_, [call](const auto& kv) { return kv.second.seen != call; });
+  }
+  if (!changed) return value_;
+  std::vector<pool::NodeLabels> labels;
+  labels.reserve(listed.size());
+  for (const auto& n : listed) labels.push_back({n->name, labels_of(n->doc)});
+  value_ = std::make_shared<const pool::Membership>(pool::resolve_membership(selectors, labels));
+  selectors_ = selectors;
+  ++resolutions_;
+  return value_;
+}
+
+std::uint64_t MembershipCache::resolutions() const {
+  std::lock_guard lock(mu_);
+  return resolutions_;
+}
+
+}  // namespace gpupool::pool_controller

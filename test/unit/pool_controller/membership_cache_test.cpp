@@ -1,0 +1,82 @@
+// MembershipCache (include/gpupool/pool_controller/membership_cache.h): the
+// same answer as resolve_membership over the store, resolved again only when
+// a selector, a node's labels or the set of nodes changed.
+#include "gpupool/pool_controller/membership_cache.h"
+
+#include <gtest/gtest.h>
+
+namespace gpupool::pool_controller {
+namespace {
+
+void put(runtime::Store<kube::Object>& store, const std::string& name, const std::string& rv, const std::string& labels) {
+  const std::string json = R"({"metadata":{"name":")" + name + R"(","resourceVersion":")" + rv + R"(","labels":{)" +
+                           labels + "}}}";
+  store.upsert(name, std::make_shared<const kube::Object>(kube::decode_object(json)));
+}
+
+pool::PoolSelector selector(const std::string& pool, const std::string& model, std::int32_t priority = 0) {
+  pool::PoolSelector s;
+  s.name = pool;
+  s.priority = priority;
+  s.node_selector.match_labels = {{"model", model}};
+  return s;
+}
+
+TEST(MembershipCache, ResolvesAgainOnlyWhenItsInputsChange) {
+  runtime::Store<kube::Object> nodes;
+  put(nodes, "a", "1", R"("model":"h100")");
+  put(nodes, "b", "1", R"("model":"a100")");
+  MembershipCache cache;
+  const std::vector<pool::PoolSelector> pools = {selector("train", "h100"), selector("infer", "a100")};
+
+  auto m = cache.get(pools, nodes);
+  EXPECT_EQ(m->members.at("train"), (std::vector<std::string>{"a"}));
+  EXPECT_EQ(m->members.at("infer"), (std::vector<std::string>{"b"}));
+  EXPECT_EQ(cache.resolutions(), 1u);
+
+  // The same inputs, the pools in another order: the answer kept.
+  EXPECT_EQ(cache.get({pools[1], pools[0]}, nodes), m);
+  // A node changed without a label change (a cordon): kept.
+  put(nodes, "a", "2", R"("model":"h100")");
+  EXPECT_EQ(cache.get(pools, nodes), m);
+  EXPECT_EQ(cache.resolutions(), 1u);
+
+  // A relabelled node moves.
+  put(nodes, "b", "2", R"("model":"h100")");
+  m = cache.get(pools, nodes);
+  EXPECT_EQ(m->members.at("train"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(m->members.at("infer").empty());
+  EXPECT_EQ(cache.resolutions(), 2u);
+
+  // A node added, then one removed.
+  put(nodes, "c", "1", R"("model":"a100")");
+  EXPECT_EQ(cache.get(pools, nodes)->members.at("infer"), (std::vector<std::string>{"c"}));
+  nodes.erase("a");
+  EXPECT_EQ(cache.get(pools, nodes)->members.at("train"), (std::vector<std::string>{"b"}));
+  EXPECT_EQ(cache.resolutions(), 4u);
+
+  // A selector changed: a tie at the same priority is a conflict.
+  m = cache.get({selector("train", "h100"), selector("infer", "h100")}, nodes);
+  EXPECT_EQ(m->conflicts.count("b"), 1u);
+  EXPECT_EQ(cache.resolutions(), 5u);
+  // A pool being deleted selects nothing.
+  auto deleting = selector("train", "h100", 1);
+  deleting.deleting = true;
+  m = cache.get({deleting, selector("infer", "h100")}, nodes);
+  EXPECT_EQ(m->pool_of.at("b"), "infer");
+  EXPECT_EQ(cache.resolutions(), 6u);
+}
+
+TEST(MembershipCache, AnAnswerHandedOutStaysAsItWas) {
+  runtime::Store<kube::Object> nodes;
+  put(nodes, "a", "1", R"("model":"h100")");
+  MembershipCache cache;
+  const auto first = cache.get({selector("train", "h100")}, nodes);
+  put(nodes, "a", "2", R"("model":"t4")");
+  const auto second = cache.get({selector("train", "h100")}, nodes);
+  EXPECT_EQ(first->members.at("train"), (std::vector<std::string>{"a"}));
+  EXPECT_TRUE(second->members.at("train").empty());
+}
+
+}  // namespace
+}  // namespace gpupool::pool_controller
