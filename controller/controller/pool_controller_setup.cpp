@@ -50,12 +50,28 @@ const rapidjson::Value* healthy_condition(const rapidjson::Value& gpunode) {
   return nullptr;
 }
 
+// The condition as the health reconciler reads it: not its observedGeneration,
+// which follows every spec write (each permission granted or withdrawn).
+bool healthy_condition_differs(const rapidjson::Value* a, const rapidjson::Value* b) {
+  if (a == nullptr || b == nullptr) return a != b;
+  for (const char* field : {"status", "reason", "message", "lastTransitionTime"}) {
+    if (kube::differs_at(*a, *b, {field})) return true;
+  }
+  return false;
+}
+
 bool gpunode_health_changed(const kube::Object& a, const kube::Object& b) {
-  const rapidjson::Value* ha = healthy_condition(a.doc);
-  const rapidjson::Value* hb = healthy_condition(b.doc);
   return kube::string_at(a.doc, {"spec", "pool"}) != kube::string_at(b.doc, {"spec", "pool"}) ||
          a.doc.HasMember("status") != b.doc.HasMember("status") || kube::differs_at(a.doc, b.doc, {"status", "gpus"}) ||
-         (ha == nullptr) != (hb == nullptr) || (ha != nullptr && *ha != *hb);
+         healthy_condition_differs(healthy_condition(a.doc), healthy_condition(b.doc));
+}
+
+// What the health reconciler reads of a Node besides its labels: spec
+// (cordon, taints) and annotations (its remediation record); not readiness
+// or capacity. A rollout at 5,000 nodes woke it 46,000 times in 19 minutes
+// (40 passes a second) before this and the two predicates above.
+bool node_health_inputs_changed(const kube::Object& a, const kube::Object& b) {
+  return kube::differs_at(a.doc, b.doc, {"spec"}) || kube::differs_at(a.doc, b.doc, {"metadata", "annotations"});
 }
 
 // An agent's Lease renewal matters only when it revives an expired Lease.
@@ -196,7 +212,7 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
     };
   };
   health_controller_->watches<kube::Object>(*nodes, with_outside(all_pools), node_labels_changed);
-  health_controller_->watches<kube::Object>(*nodes, with_outside(own_pool), node_state_changed);
+  health_controller_->watches<kube::Object>(*nodes, with_outside(own_pool), node_health_inputs_changed);
   health_controller_->watches<kube::Object>(*gpunodes, gpunode_to_pool, gpunode_health_changed);
   health_controller_->watches<kube::Object>(*leases, lease_to_pool, lease_revived);
   health_controller_->watches<kube::Object>(*policies, policy_to_pools);

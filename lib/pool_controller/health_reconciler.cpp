@@ -148,7 +148,7 @@ struct HealthReconciler::Pass {
     if (!body) return;
     Doc out = r.client_.patch(nodes_ref().with_name(c.node), kube::PatchType::MergePatch, *body);
     {
-      auto doc = std::make_shared<Doc>(std::move(out));
+      auto doc = compact_answer(out);
       std::lock_guard lock(r.mu_);
       r.written_[c.node] = std::move(doc);
     }

@@ -5,8 +5,11 @@
 #include "gpupool/api/conditions.h"
 #include "gpupool/api/enum_names.h"
 #include "gpupool/common/rfc3339.h"
+#include "gpupool/kube/client.h"
 #include "gpupool/kube/json_access.h"
+#include "gpupool/kube/object.h"
 #include "gpupool/node/node_labels.h"
+#include "gpupool/pool_controller/pool_reconciler.h"
 
 namespace gpupool::pool_controller {
 namespace {
@@ -136,6 +139,18 @@ bool newer_resource_version(const std::string& a, const std::string& b) {
   const auto rb = std::from_chars(b.data(), b.data() + b.size(), y);
   if (ra.ec != std::errc() || rb.ec != std::errc()) return false;
   return x > y;
+}
+
+std::shared_ptr<const rapidjson::Document> compact_answer(const rapidjson::Value& answer) {
+  static const kube::DecodeTrim trim{true, std::string(PoolReconciler::kLabelManagerPrefix), {}};
+  try {
+    auto obj = std::make_shared<const kube::Object>(kube::decode_object(kube::to_json(answer), trim));
+    return std::shared_ptr<const rapidjson::Document>(obj, &obj->doc);
+  } catch (const std::exception&) {  // not an object with a name: kept as it came
+    auto doc = std::make_shared<rapidjson::Document>();
+    doc->CopyFrom(answer, doc->GetAllocator());
+    return doc;
+  }
 }
 
 }  // namespace gpupool::pool_controller

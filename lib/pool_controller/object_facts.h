@@ -8,6 +8,7 @@
 #include <optional>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -44,5 +45,13 @@ GpuNodeState gpunode_state(const api::GPUNode& node);
 
 // resourceVersion a is newer than b (etcd revisions; a non-number is never newer).
 bool newer_resource_version(const std::string& a, const std::string& b);
+
+// A write's answer, kept by a reconciler until its informer shows the write:
+// compacted as the stores keep objects (controller/controller/
+// stored_objects.h: one block of its own size; managedFields left out but
+// the pool reconciler's label entries). As parsed, an answer sits in
+// RapidJSON's first 64 KiB chunk whatever its size: the GPUNode specs and
+// permissions of a rollout at 5,000 nodes, remembered so, held 200 MiB.
+std::shared_ptr<const rapidjson::Document> compact_answer(const rapidjson::Value& answer);
 
 }  // namespace gpupool::pool_controller

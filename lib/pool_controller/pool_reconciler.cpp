@@ -284,14 +284,27 @@ std::shared_ptr<const rapidjson::Document> PoolReconciler::gpunode(const std::st
 }
 
 void PoolReconciler::remember(const std::string& name, rapidjson::Document written) {
-  auto doc = std::make_shared<rapidjson::Document>(std::move(written));
+  auto doc = compact_answer(written);
   std::lock_guard lock(mu_);
   written_[name] = std::move(doc);
+}
+
+void PoolReconciler::forget_caught_up() {
+  std::lock_guard lock(mu_);
+  for (auto it = written_.begin(); it != written_.end();) {
+    auto stored = stores_.gpunodes.get(it->first);
+    const std::string ours = kube::string_at(*it->second, {"metadata", "resourceVersion"});
+    const bool caught_up = stored != nullptr && !newer_resource_version(ours, stored->resource_version);
+    it = caught_up ? written_.erase(it) : std::next(it);
+  }
 }
 
 Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_token) {
   Pass pass(*this, request.name);
   const auto& catalog = *options_.catalog;
+  // What the store shows now need not be remembered (gpunode() forgets only
+  // the nodes a pass reads; a write to a node no pass reads again stayed).
+  forget_caught_up();
 
   // Every pool's selector, and every node: membership is decided fleet-wide.
   std::vector<pool::PoolSelector> selectors;

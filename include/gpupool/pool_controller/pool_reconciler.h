@@ -73,6 +73,8 @@ class PoolReconciler : public runtime::Reconciler {
   // the store has not caught up yet.
   std::shared_ptr<const rapidjson::Document> gpunode(const std::string& name);
   void remember(const std::string& name, rapidjson::Document written);
+  // Drops what it remembers of GPUNodes the store has caught up with.
+  void forget_caught_up();
 
   kube::Client& client_;
   PoolStores stores_;
