@@ -32,6 +32,7 @@ RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSett
   RolloutDecision d;
   std::set<std::string> unavailable;
   std::vector<const RolloutNode*> candidates;
+  std::vector<std::string> unreported;  // pending, waiting for their agent's report first
   for (auto& n : nodes) {
     if (n.failed && n.retry_requested) {
       // Cleared: back in the queue as pending, without permission.
@@ -52,10 +53,12 @@ RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSett
     } else if (n.failed) {
       d.failed.push_back(n.name);
     } else if (!n.granted) {
-      if (n.agent_alive) {
-        candidates.push_back(&n);
-      } else {
+      if (!n.agent_alive) {
         d.no_agent.push_back(n.name);
+      } else if (!n.reported) {
+        unreported.push_back(n.name);
+      } else {
+        candidates.push_back(&n);
       }
     }
   }
@@ -93,6 +96,8 @@ RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSett
     }
   }
   d.pending = waiting_nodes;
+  d.pending.insert(d.pending.end(), unreported.begin(), unreported.end());
+  std::sort(d.pending.begin(), d.pending.end());
   d.unavailable.assign(unavailable.begin(), unavailable.end());
   std::sort(d.in_progress.begin(), d.in_progress.end());
   return d;

@@ -547,6 +547,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     if (rn.failed) st.failures[name] = desired.problem ? "layout: " + *desired.problem : state.failure;
     rn.retry_requested = !annotation_of(*gn, kRetryAnnotation).empty() && !desired.problem;
     rn.granted = !spec_written && decoded && decoded->spec.disruption_allowed;
+    rn.reported = !spec_written && state.observed;
     rn.ready = node_ready(node.doc);
     rn.cordoned = node_unschedulable(node.doc);
     rn.agent_cordoned = !annotation_of(node.doc, pool::kPreDrainUnschedulableAnnotation).empty();

@@ -22,6 +22,8 @@
 //   `failure_budget` failed members nothing new is granted (Degraded) until
 //   the spec changes or a failure is cleared (`retry_requested`: the node's
 //   permission is withdrawn and it queues again as pending).
+// - A node whose agent has not reported on the current spec generation yet
+//   is pending but not granted until it has.
 // - `paused` and a closed maintenance window stop new grants only: nodes in
 //   progress keep their permission and finish.
 // - A node up to date that its agent cordoned for the change and has not
@@ -54,6 +56,11 @@ struct RolloutNode {
   bool cordoned = false;        // the Node is unschedulable
   bool agent_cordoned = false;  // kPreDrainUnschedulableAnnotation is on the Node
   bool agent_alive = true;      // the agent's Lease is renewed within its duration
+  // The agent has reported on this spec generation (status.observedGeneration).
+  // A node it has not is never granted: a permission's own write bumps the
+  // generation, so a node just withdrawn would look unfinished and be
+  // granted again, around and around, until its agent caught up.
+  bool reported = true;
 };
 
 struct RolloutSettings {

@@ -24,6 +24,7 @@ RolloutNode cordoned(RolloutNode x) { x.cordoned = true; return x; }
 RolloutNode agent_cordoned(RolloutNode x) { x.cordoned = x.agent_cordoned = true; return x; }
 RolloutNode not_ready(RolloutNode x) { x.ready = false; return x; }
 RolloutNode no_agent(RolloutNode x) { x.agent_alive = false; return x; }
+RolloutNode unreported(RolloutNode x) { x.reported = false; return x; }
 RolloutNode key(RolloutNode x, std::string k) { x.order_key = std::move(k); return x; }
 RolloutNode unlabelled(RolloutNode x) { x.lacks_order_label = true; return x; }
 
@@ -84,6 +85,8 @@ TEST(DecideRollout, Table) {
        "maxUnavailable 1"},
       {"a vanished node that held permission still counts", {no_agent(not_ready(n("gone", 'g'))), n("b", 'p')}, settings(1),
        {}, {}, {"gone"}, "maxUnavailable 1"},
+      {"a node its agent has not reported on yet is not granted (a withdrawal's own generation)",
+       {unreported(n("a", 'p')), n("b", 'p')}, settings(2), {"b"}, {}, {"b"}, ""},
       {"new member joins mid-rollout and queues", {n("a", 'g'), n("new", 'p')}, settings(1), {}, {}, {"a"}, "maxUnavailable 1"},
       {"no grant beyond the limit even when many wait", {n("a", 'p'), n("b", 'p'), n("c", 'p'), n("d", 'p')}, settings(1),
        {"a"}, {}, {"a"}, "maxUnavailable 1"},
@@ -130,6 +133,13 @@ TEST(DecideRollout, UpToDateNodesTheirAgentsHaveNotUncordonedAreFinishing) {
   EXPECT_EQ(d.updated, 4);
   EXPECT_EQ(d.unavailable, (Names{"a", "b", "c"}));
   EXPECT_TRUE(decide_rollout({agent_cordoned(n("a", 'p'))}, settings(1)).finishing.empty()) << "not up to date: pending";
+}
+
+TEST(DecideRollout, ANodeNotReportedOnIsPendingUntilItsAgentReports) {
+  const auto d = decide_rollout({unreported(n("a", 'p'))}, settings(1));
+  EXPECT_TRUE(d.grant.empty());
+  EXPECT_EQ(d.pending, (Names{"a"}));
+  EXPECT_EQ(decide_rollout({n("a", 'p')}, settings(1)).grant, (Names{"a"})) << "reported: granted";
 }
 
 // A whole rollout simulated step by step: every step's unavailable count
