@@ -12,13 +12,19 @@ namespace {
 
 using runtime::Request;
 
-std::string ready_status(const rapidjson::Value& node) {
-  const rapidjson::Value* conditions = kube::value_at(node, {"status", "conditions"});
-  if (conditions == nullptr || !conditions->IsArray()) return "";
+// The condition of `type` in an object's status.conditions, or none.
+const rapidjson::Value* condition_of(const rapidjson::Value& obj, std::string_view type) {
+  const rapidjson::Value* conditions = kube::value_at(obj, {"status", "conditions"});
+  if (conditions == nullptr || !conditions->IsArray()) return nullptr;
   for (const auto& c : conditions->GetArray()) {
-    if (kube::string_of(kube::member(c, "type")) == "Ready") return kube::string_of(kube::member(c, "status"));
+    if (kube::string_of(kube::member(c, "type")) == type) return &c;
   }
-  return "";
+  return nullptr;
+}
+
+std::string ready_status(const rapidjson::Value& node) {
+  const rapidjson::Value* c = condition_of(node, "Ready");
+  return c == nullptr ? "" : kube::string_of(kube::member(*c, "status"));
 }
 
 // Node updates that can move nodes between pools: labels (membership is
@@ -36,20 +42,6 @@ bool node_state_changed(const kube::Object& a, const kube::Object& b) {
          ready_status(a.doc) != ready_status(b.doc);
 }
 
-// What the health reconciler reads of a GPUNode changed: its pool, whether
-// it has a status, its GPUs (health and reasons), its Healthy condition. An
-// agent's rollout progress (operations, its other conditions) and the pool's
-// permission do not wake it: at 500 nodes they made 6,000 health passes in a
-// one-minute rollout, 40% of a core the API server needed.
-const rapidjson::Value* healthy_condition(const rapidjson::Value& gpunode) {
-  const rapidjson::Value* conditions = kube::value_at(gpunode, {"status", "conditions"});
-  if (conditions == nullptr || !conditions->IsArray()) return nullptr;
-  for (const auto& c : conditions->GetArray()) {
-    if (kube::string_of(kube::member(c, "type")) == "Healthy") return &c;
-  }
-  return nullptr;
-}
-
 // The condition as the health reconciler reads it: not its observedGeneration,
 // which follows every spec write (each permission granted or withdrawn).
 bool healthy_condition_differs(const rapidjson::Value* a, const rapidjson::Value* b) {
@@ -60,10 +52,15 @@ bool healthy_condition_differs(const rapidjson::Value* a, const rapidjson::Value
   return false;
 }
 
+// What the health reconciler reads of a GPUNode changed: its pool, whether
+// it has a status, its GPUs (health and reasons), its Healthy condition. An
+// agent's rollout progress (operations, its other conditions) and the pool's
+// permission do not wake it: at 500 nodes they made 6,000 health passes in a
+// one-minute rollout, 40% of a core the API server needed.
 bool gpunode_health_changed(const kube::Object& a, const kube::Object& b) {
   return kube::string_at(a.doc, {"spec", "pool"}) != kube::string_at(b.doc, {"spec", "pool"}) ||
          a.doc.HasMember("status") != b.doc.HasMember("status") || kube::differs_at(a.doc, b.doc, {"status", "gpus"}) ||
-         healthy_condition_differs(healthy_condition(a.doc), healthy_condition(b.doc));
+         healthy_condition_differs(condition_of(a.doc, "Healthy"), condition_of(b.doc, "Healthy"));
 }
 
 // What the health reconciler reads of a Node besides its labels: spec
