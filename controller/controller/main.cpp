@@ -7,6 +7,7 @@
 #include "gpupool/admission/gate_configuration.h"
 #include "gpupool/admission/pod_gate.h"
 #include "gpupool/common/log.h"
+#include "gpupool/common/malloc_arenas.h"
 #include "gpupool/common/shutdown.h"
 #include "gpupool/kube/config.h"
 #include "gpupool/kube/errors.h"
@@ -22,6 +23,7 @@
 #include "webhook_setup.h"
 
 int main(int argc, char** argv) {
+  gpupool::common::limit_malloc_arenas(2);  // before any thread starts
   gpupool::ShutdownSignal shutdown;  // first: threads started later inherit the signal mask
 
   CLI::App app{"gpupool-controller: reconciles GPUPool, GPUPolicy and TenantQuota objects"};
