@@ -484,7 +484,7 @@ int main(int argc, char** argv) {
   int probes = 200, churn_writers = 8;
   std::optional<std::size_t> admission_pods;
   double install_s = 2, controller_qps = 0;
-  int controller_burst = 400, agent_workers = 8, controller_concurrency = 0;
+  int controller_burst = 400, agent_workers = 64, controller_concurrency = 0;
   std::string max_unavailable = "10%";
   std::optional<int> node_lease_s;
   app.add_option("--nodes", shape_options.nodes, "kwok nodes")->capture_default_str();
@@ -507,6 +507,9 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--max-unavailable", max_unavailable, "the pools' upgradeStrategy.maxUnavailable for the rollout")
       ->capture_default_str();
+  // Real agents run one per node; a pass mostly waits on its round trips.
+  // With 8 threads at 2,000 nodes the passes queued: grant to cordon took
+  // 4.2 s on average, and 0.1 s with 64.
   app.add_option("--agent-workers", agent_workers, "threads running the simulated agents' passes")
       ->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--controller-qps", controller_qps,
