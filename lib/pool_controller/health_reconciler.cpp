@@ -163,9 +163,63 @@ struct HealthReconciler::Pass {
   }
 };
 
+// What a pass reads of a member's GPUNode, for one version of it and of the
+// pool's policy (whose rules summarize_gpus applies). Decoding every
+// member's GPUNode whole on every pass was three quarters of the
+// controller's CPU during a rollout of 2,000 nodes, while the GPUs' health
+// changed on none of them.
+struct GpuFacts {
+  std::string gpunode_version;
+  std::string policy_version;
+  bool has_status = false;  // it has a status and reads well
+  api::HealthAction wanted = api::HealthAction::none;
+  std::string reason;
+  std::string degraded;  // its Degraded GPUs, when it has no Unhealthy one; "" otherwise
+  std::optional<pool::HealthTime> unhealthy_since;
+};
+
+struct HealthReconciler::GpuFactsCache {
+  std::map<std::string, std::map<std::string, GpuFacts>> by_pool;  // pool -> member -> facts
+};
+
+namespace {
+
+GpuFacts read_gpu_facts(const kube::Object& gpunode, const api::HealthRules& rules, const std::string& policy_version) {
+  GpuFacts f;
+  f.gpunode_version = gpunode.resource_version;
+  f.policy_version = policy_version;
+  auto decoded = api::decode_gpunode(gpunode.doc);
+  if (!decoded.ok() || !decoded.value->status) return f;
+  f.has_status = true;
+  const auto& status = *decoded.value->status;
+  const auto summary = pool::summarize_gpus(rules, status.gpus);
+  f.wanted = summary.wanted;
+  f.reason = summary.reason;
+  std::string lines;
+  int count = 0;
+  for (const auto& gpu : status.gpus) {
+    if (gpu.health != api::GPUHealth::degraded || ++count > 3) continue;
+    lines += (lines.empty() ? "" : "; ") + std::string("GPU ") + std::to_string(gpu.index) +
+             (gpu.health_reasons.empty() ? "" : ": " + gpu.health_reasons.front());
+  }
+  if (count > 3) lines += "; and " + std::to_string(count - 3) + " more GPUs";
+  if (count > 0 && summary.unhealthy_gpus.empty()) f.degraded = lines;
+  for (const auto& c : status.conditions) {
+    if (c.type == "Healthy" && c.status == api::ConditionStatus::false_) {
+      f.unhealthy_since = std::chrono::time_point_cast<pool::HealthTime::duration>(c.last_transition_time.time());
+    }
+  }
+  return f;
+}
+
+}  // namespace
+
+HealthReconciler::~HealthReconciler() = default;
+
 HealthReconciler::HealthReconciler(kube::Client& client, PoolStores stores, HealthReconcilerOptions options)
     : client_(client), stores_(stores), options_(std::move(options)),
-      own_membership_(stores.membership ? nullptr : std::make_unique<MembershipCache>()) {
+      own_membership_(stores.membership ? nullptr : std::make_unique<MembershipCache>()),
+      gpu_facts_(std::make_unique<GpuFactsCache>()) {
   if (options_.metrics) {
     remediations_ = &options_.metrics->counter(
         "gpupool_health_remediations_total",
@@ -191,6 +245,7 @@ Result HealthReconciler::reconcile(const runtime::Request& request, std::stop_to
     std::lock_guard lock(mu_);
     held_back_.erase(request.name);
     degraded_.erase(request.name);
+    gpu_facts_->by_pool.erase(request.name);
     return Result::done();  // its nodes leave it: kOutsidePools clears them
   }
   auto pool = api::decode_gpupool(pool_obj->doc);
@@ -199,8 +254,10 @@ Result HealthReconciler::reconcile(const runtime::Request& request, std::stop_to
   // The rules: the policy's; none without a policy or health rules (then
   // whatever was taken out is cleared). A policy that cannot be read changes nothing.
   std::optional<api::HealthRules> rules;
+  std::string policy_version;
   if (pool.value->spec.policy_ref) {
     auto p = stores_.policies.get(pool.value->spec.policy_ref->name);
+    if (p) policy_version = p->resource_version;
     auto decoded = p ? api::decode_gpupolicy(p->doc) : api::Decoded<api::GPUPolicy>{};
     if (!p || !decoded.ok()) {
       spdlog::debug("pool {}: GPUPolicy {} not readable; GPU health left as it is", request.name,
@@ -224,6 +281,11 @@ Result HealthReconciler::reconcile(const runtime::Request& request, std::stop_to
 
   std::vector<pool::HealthNode> nodes;
   std::map<std::string, std::string> degraded;  // node -> its Degraded GPUs, when it has no Unhealthy one
+  std::map<std::string, GpuFacts> previous_facts, facts_now;  // the last pass's, this one's (members only)
+  {
+    std::lock_guard lock(mu_);
+    previous_facts = std::move(gpu_facts_->by_pool[request.name]);
+  }
   for (const auto& name : members) {
     auto n = pass.node(name);
     if (!n) continue;
@@ -232,31 +294,29 @@ Result HealthReconciler::reconcile(const runtime::Request& request, std::stop_to
     hn.unschedulable = node_unschedulable(*n);
     hn.has_unhealthy_taint = has_unhealthy_taint(*n);
     hn.record = remediation_record(*n);
-    auto g = stores_.gpunodes.get(name);
-    auto decoded = g ? api::decode_gpunode(g->doc) : api::Decoded<api::GPUNode>{};
     auto lease = stores_.leases.get(kube::object_key(options_.agent_namespace, "gpupool-agent-" + name));
-    hn.status_current = g && decoded.ok() && decoded.value->status && lease && lease_alive(lease->doc, pass.now);
-    if (g && decoded.ok() && decoded.value->status) {
-      const auto& status = *decoded.value->status;
-      const auto summary = pool::summarize_gpus(effective, status.gpus);
-      hn.wanted = summary.wanted;
-      hn.reason = summary.reason;
-      std::string lines;
-      int count = 0;
-      for (const auto& gpu : status.gpus) {
-        if (gpu.health != api::GPUHealth::degraded || ++count > 3) continue;
-        lines += (lines.empty() ? "" : "; ") + std::string("GPU ") + std::to_string(gpu.index) +
-                 (gpu.health_reasons.empty() ? "" : ": " + gpu.health_reasons.front());
+    const GpuFacts* facts = nullptr;
+    if (auto g = stores_.gpunodes.get(name)) {
+      auto it = previous_facts.find(name);
+      if (it == previous_facts.end() || it->second.gpunode_version != g->resource_version ||
+          it->second.policy_version != policy_version) {
+        it = previous_facts.insert_or_assign(name, read_gpu_facts(*g, effective, policy_version)).first;
       }
-      if (count > 3) lines += "; and " + std::to_string(count - 3) + " more GPUs";
-      if (count > 0 && summary.unhealthy_gpus.empty()) degraded[name] = lines;
-      for (const auto& c : status.conditions) {
-        if (c.type == "Healthy" && c.status == api::ConditionStatus::false_) {
-          hn.unhealthy_since = std::chrono::time_point_cast<pool::HealthTime::duration>(c.last_transition_time.time());
-        }
-      }
+      facts = &facts_now.insert_or_assign(name, std::move(it->second)).first->second;
+    }
+    hn.status_current = facts && facts->has_status && lease && lease_alive(lease->doc, pass.now);
+    if (facts && facts->has_status) {
+      hn.wanted = facts->wanted;
+      hn.reason = facts->reason;
+      hn.unhealthy_since = facts->unhealthy_since;
+      if (!facts->degraded.empty()) degraded[name] = facts->degraded;
     }
     nodes.push_back(std::move(hn));
+  }
+
+  {
+    std::lock_guard lock(mu_);
+    gpu_facts_->by_pool[request.name] = std::move(facts_now);
   }
 
   pool::RemediationSettings settings;

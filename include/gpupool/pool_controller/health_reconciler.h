@@ -67,6 +67,7 @@ struct HealthReconcilerOptions {
 class HealthReconciler : public runtime::Reconciler {
  public:
   HealthReconciler(kube::Client& client, PoolStores stores, HealthReconcilerOptions options);
+  ~HealthReconciler() override;
   runtime::Result reconcile(const runtime::Request& request, std::stop_token stop) override;
 
   // Whether a Node carries anything of ours (the taint or the annotation):
@@ -88,6 +89,10 @@ class HealthReconciler : public runtime::Reconciler {
   std::map<std::string, std::shared_ptr<const rapidjson::Document>> written_;  // Node name -> our last patch's answer
   std::map<std::string, std::set<std::string>> held_back_;  // pool -> nodes whose hold-back had an Event
   std::map<std::string, std::set<std::string>> degraded_;   // pool -> nodes whose Degraded GPUs had an Event
+  // Per pool, what each member's GPUNode said of its GPUs' health at the
+  // last pass, by the GPUNode's and the policy's resourceVersions.
+  struct GpuFactsCache;
+  std::unique_ptr<GpuFactsCache> gpu_facts_;
 };
 
 }  // namespace gpupool::pool_controller
