@@ -46,6 +46,10 @@ void RolloutRecorder::watch(const kube::ResourceRef& ref, const std::string& sel
     kube::ListOptions lo;
     lo.resource_version = "0";
     lo.label_selector = selector;
+    {
+      std::lock_guard lock(mu_);
+      ++watches_started_[stream];
+    }
     try {
       client_.watch(ref, lo, [&](const kube::WatchEvent& e) {
         if (e.type == kube::WatchEventType::Bookmark || e.type == kube::WatchEventType::Error) return true;
@@ -53,8 +57,9 @@ void RolloutRecorder::watch(const kube::ResourceRef& ref, const std::string& sel
         on_object(stream, e.type == kube::WatchEventType::Deleted, obj);
         return true;
       }, stop);
-    } catch (const std::exception&) {
-      // Started over from the current state (the loop).
+    } catch (const std::exception& e) {
+      std::lock_guard lock(mu_);
+      last_failure_[stream] = e.what();  // started over from the current state (the loop)
     }
   }
 }
@@ -95,6 +100,18 @@ bool RolloutRecorder::wait_primed(std::size_t gpunodes, std::size_t nodes, std::
   return cv_.wait_until(lock, deadline, [&] {
     return seen_[kGpuNodeStream] >= gpunodes && seen_[kNodeStream] >= nodes && seen_[kPoolStream] >= pools;
   });
+}
+
+std::string RolloutRecorder::progress() const {
+  std::lock_guard lock(mu_);
+  const char* names[3] = {"GPUNodes", "Nodes", "GPUPools"};
+  std::string out;
+  for (int i = 0; i < 3; ++i) {
+    out += std::string(i ? "; " : "") + names[i] + ": " + std::to_string(seen_[i]) + " seen over " +
+           std::to_string(watches_started_[i]) + " watches" +
+           (last_failure_[i].empty() ? "" : " (last ended by: " + last_failure_[i] + ")");
+  }
+  return out;
 }
 
 bool RolloutRecorder::wait_complete(Clock::time_point deadline) {

@@ -39,6 +39,9 @@ class RolloutRecorder {
   // True once each stream has delivered at least this many objects (its
   // initial state): changes from then on are all seen.
   bool wait_primed(std::size_t gpunodes, std::size_t nodes, std::size_t pools, Clock::time_point deadline);
+  // "GPUNodes 4,812, Nodes 5,000, GPUPools 20 seen; 3 watches started": for
+  // an error when wait_primed gives up.
+  std::string progress() const;
   // True once every target pool has reported complete.
   bool wait_complete(Clock::time_point deadline);
 
@@ -59,6 +62,8 @@ class RolloutRecorder {
   std::condition_variable cv_;
   std::vector<DisruptionEvent> events_;
   std::size_t seen_[3] = {0, 0, 0};
+  std::size_t watches_started_[3] = {0, 0, 0};
+  std::string last_failure_[3];
   std::map<std::string, Clock::time_point> completed_;
   std::map<std::string, std::string> last_message_;  // pool -> status.rollout.message
   const Clock::time_point start_ = Clock::now();

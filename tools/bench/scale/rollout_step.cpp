@@ -70,7 +70,8 @@ RolloutFigures measure_rollout(kube::Client& client, const ClusterShape& shape, 
 
   RolloutRecorder recorder(client, next);
   if (!recorder.wait_primed(shape.nodes.size(), shape.nodes.size(), shape.pools.size(), Clock::now() + std::chrono::minutes(2))) {
-    throw std::runtime_error("the rollout recorder's watches did not deliver the current state within 2 minutes");
+    throw std::runtime_error("the rollout recorder's watches did not deliver the current state within 2 minutes: " +
+                             recorder.progress());
   }
   const auto t0 = Clock::now();
   for (const auto& p : shape.pools) {
