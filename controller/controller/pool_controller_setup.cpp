@@ -35,12 +35,6 @@ bool pool_metadata_changed(const kube::Object& a, const kube::Object& b) {
          kube::differs_at(a.doc, b.doc, {"metadata", "finalizers"}) || a.deleting != b.deleting;
 }
 
-// Whether a condition changed (appeared, went, or any of its fields).
-bool condition_differs(const rapidjson::Value* a, const rapidjson::Value* b) {
-  if (a == nullptr || b == nullptr) return a != b;
-  return *a != *b;
-}
-
 // Node updates that can move nodes between pools: labels (membership is
 // decided by them) and deletion.
 bool node_labels_changed(const kube::Object& a, const kube::Object& b) {
@@ -56,12 +50,14 @@ bool node_state_changed(const kube::Object& a, const kube::Object& b) {
          ready_status(a.doc) != ready_status(b.doc);
 }
 
-// The condition as the health reconciler reads it: not its observedGeneration,
-// which follows every spec write (each permission granted or withdrawn).
-bool healthy_condition_differs(const rapidjson::Value* a, const rapidjson::Value* b) {
+// Whether a condition changed: appeared, went, or its status, reason,
+// message, transition time or, with `generation`, its observedGeneration.
+// A GPUNode's Healthy condition is read without the latter, which follows
+// every spec write (each permission granted or withdrawn).
+bool condition_differs(const rapidjson::Value* a, const rapidjson::Value* b, bool generation) {
   if (a == nullptr || b == nullptr) return a != b;
-  for (const char* field : {"status", "reason", "message", "lastTransitionTime"}) {
-    if (kube::differs_at(*a, *b, {field})) return true;
+  for (const char* field : {"status", "reason", "message", "lastTransitionTime", "observedGeneration"}) {
+    if ((generation || std::string_view(field) != "observedGeneration") && kube::differs_at(*a, *b, {field})) return true;
   }
   return false;
 }
@@ -74,7 +70,7 @@ bool healthy_condition_differs(const rapidjson::Value* a, const rapidjson::Value
 bool gpunode_health_changed(const kube::Object& a, const kube::Object& b) {
   return kube::string_at(a.doc, {"spec", "pool"}) != kube::string_at(b.doc, {"spec", "pool"}) ||
          a.doc.HasMember("status") != b.doc.HasMember("status") || kube::differs_at(a.doc, b.doc, {"status", "gpus"}) ||
-         healthy_condition_differs(condition_of(a.doc, "Healthy"), condition_of(b.doc, "Healthy"));
+         condition_differs(condition_of(a.doc, "Healthy"), condition_of(b.doc, "Healthy"), false);
 }
 
 // What the health reconciler reads of a Node besides its labels: spec
@@ -218,7 +214,7 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
   // Its own condition in the pool's status, should another writer drop it.
   health_controller_->watches<kube::Object>(*pools, own, [](const kube::Object& a, const kube::Object& b) {
     return pool_metadata_changed(a, b) || condition_differs(condition_of(a.doc, pool_controller::kHealthLimitCondition),
-                                                            condition_of(b.doc, pool_controller::kHealthLimitCondition));
+                                                            condition_of(b.doc, pool_controller::kHealthLimitCondition), true);
   });
   auto with_outside = [](auto mapper) {
     return [mapper](const kube::Object& n) {
