@@ -10,6 +10,7 @@
 #include "gpupool/metrics/registry.h"
 #include "gpupool/quota/gpu_resources.h"
 #include "gpupool/quota/pod_requests.h"
+#include "gpupool/quota_controller/pool_view.h"
 
 namespace gpupool::controller {
 namespace {
@@ -49,6 +50,9 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
   auto policies = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupolicies"}, "", "", ""}, {}, stored_objects());
   auto gpunodes = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpunodes"}, "", "", ""}, {}, stored_objects());
   auto namespaces = inf.get<kube::Object>({kube::core::namespaces(), "", "", ""}, {}, stored_objects());
+  // Before any pass reads them.
+  quota_controller::index_gpunodes_by_pool(gpunodes->store());
+  quota_controller::index_quotas_by_pool(quotas->store());
 
   grants_ = std::make_unique<quota_controller::GrantReconciler>(
       manager.client(), quota_controller::GrantStores{quotas->store(), pools->store(), policies->store(),

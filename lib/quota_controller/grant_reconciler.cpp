@@ -98,8 +98,8 @@ Result GrantReconciler::reconcile(const runtime::Request& request, std::stop_tok
   const api::Time now(std::chrono::time_point_cast<std::chrono::microseconds>(now_tp));
 
   std::vector<QuotaEntry> entries;
-  for (const auto& obj : stores_.quotas.list()) {
-    if (kube::string_at(obj->doc, {"spec", "poolRef", "name"}) != pool_name || obj->deleting) continue;
+  for (const auto& obj : pool_quotas(stores_.quotas, pool_name)) {
+    if (obj->deleting) continue;
     auto decoded = api::decode_tenantquota(obj->doc);
     if (!decoded.ok()) {
       spdlog::error("TenantQuota {}/{} cannot be read: {}", obj->ns, obj->name, api::format_field_errors(decoded.errors));

@@ -21,6 +21,39 @@ std::map<std::string, api::QuantityValue> to_quantities(const quota::Amounts& a)
   return out;
 }
 
+namespace {
+
+// An index of `store` by the string at `path` (objects without one: none).
+void index_by_string(runtime::Store<kube::Object>& store, const char* index, std::initializer_list<const char*> path) {
+  const std::vector<const char*> at(path);
+  store.add_index(index, [at](const kube::Object& o) {
+    const rapidjson::Value* v = &o.doc;
+    for (const char* p : at) v = kube::member(v, p);
+    std::string value = kube::string_of(v);
+    return value.empty() ? std::vector<std::string>{} : std::vector<std::string>{std::move(value)};
+  });
+}
+
+}  // namespace
+
+void index_gpunodes_by_pool(runtime::Store<kube::Object>& gpunodes) {
+  index_by_string(gpunodes, kGpuNodesByPool, {"spec", "pool"});
+}
+
+void index_quotas_by_pool(runtime::Store<kube::Object>& quotas) {
+  index_by_string(quotas, kQuotasByPool, {"spec", "poolRef", "name"});
+}
+
+std::vector<runtime::Store<kube::Object>::Ptr> pool_gpunodes(runtime::Store<kube::Object>& gpunodes, const std::string& pool) {
+  if (!gpunodes.has_index(kGpuNodesByPool)) index_gpunodes_by_pool(gpunodes);
+  return gpunodes.by_index(kGpuNodesByPool, pool);
+}
+
+std::vector<runtime::Store<kube::Object>::Ptr> pool_quotas(runtime::Store<kube::Object>& quotas, const std::string& pool) {
+  if (!quotas.has_index(kQuotasByPool)) index_quotas_by_pool(quotas);
+  return quotas.by_index(kQuotasByPool, pool);
+}
+
 PoolView read_pool(const std::string& name, runtime::Store<kube::Object>& pools, runtime::Store<kube::Object>& policies,
                    runtime::Store<kube::Object>& gpunodes) {
   PoolView v;
@@ -40,8 +73,7 @@ PoolView read_pool(const std::string& name, runtime::Store<kube::Object>& pools,
   // The members' GPUs and the MIG instances they report (sizes as reported).
   std::int64_t gpus = 0;
   std::vector<ReportedInstance> reported;
-  for (const auto& g : gpunodes.list()) {
-    if (kube::string_at(g->doc, {"spec", "pool"}) != name) continue;
+  for (const auto& g : pool_gpunodes(gpunodes, name)) {
     const rapidjson::Value* status = kube::member(g->doc, "status");
     if (const rapidjson::Value* count = kube::member(status, "gpuCount"); count && count->IsInt()) gpus += count->GetInt();
     const rapidjson::Value* list = kube::member(status, "gpus");

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gpupool/api/gpupolicy.h"
 #include "gpupool/api/gpupool.h"
@@ -32,6 +33,20 @@ struct PoolView {
 
   const api::QuotaRules* rules() const { return policy && policy->spec.quota ? &*policy->spec.quota : nullptr; }
 };
+
+// Indexes of the stores by the pool each object names: GPUNodes by
+// spec.pool, TenantQuotas by spec.poolRef.name. Passes read one pool's
+// members and quotas; a scan of every GPUNode per pool was most of the quota
+// reconcilers' CPU at 5,000 nodes in 20 pools.
+inline constexpr const char* kGpuNodesByPool = "spec.pool";
+inline constexpr const char* kQuotasByPool = "spec.poolRef.name";
+void index_gpunodes_by_pool(runtime::Store<kube::Object>& gpunodes);
+void index_quotas_by_pool(runtime::Store<kube::Object>& quotas);
+
+// The objects naming `pool`, in key order (the index is added first if the
+// store has none).
+std::vector<runtime::Store<kube::Object>::Ptr> pool_gpunodes(runtime::Store<kube::Object>& gpunodes, const std::string& pool);
+std::vector<runtime::Store<kube::Object>::Ptr> pool_quotas(runtime::Store<kube::Object>& quotas, const std::string& pool);
 
 PoolView read_pool(const std::string& name, runtime::Store<kube::Object>& pools, runtime::Store<kube::Object>& policies,
                    runtime::Store<kube::Object>& gpunodes);

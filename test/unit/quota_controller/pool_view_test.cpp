@@ -1,0 +1,73 @@
+// read_pool: a pool's members found through the GPUNodes' spec.pool index.
+#include <gtest/gtest.h>
+
+#include "gpupool/quota_controller/pool_view.h"
+
+namespace gpupool::quota_controller {
+namespace {
+
+using quota::kMicro;
+
+runtime::Store<kube::Object>::Ptr gpunode(const std::string& name, const std::string& pool, int gpus) {
+  std::string json = R"({"metadata":{"name":")" + name + R"("},"spec":{)" +
+                     (pool.empty() ? std::string() : R"("pool":")" + pool + "\"") + R"(},"status":{"gpuCount":)" +
+                     std::to_string(gpus) + "}}";
+  return std::make_shared<const kube::Object>(kube::decode_object(json));
+}
+
+void put(runtime::Store<kube::Object>& store, const runtime::Store<kube::Object>::Ptr& obj) { store.upsert(obj->name, obj); }
+
+std::int64_t gpus_of(const PoolView& v) {
+  auto it = v.capacity.find(std::string(quota::kGpuUnit));
+  return it == v.capacity.end() ? 0 : it->second / kMicro;
+}
+
+TEST(PoolView, CountsOnlyThePoolsMembersAsTheyMove) {
+  runtime::Store<kube::Object> pools, policies, gpunodes;
+  put(pools, std::make_shared<const kube::Object>(kube::decode_object(R"({"metadata":{"name":"a"},"spec":{}})")));
+  put(gpunodes, gpunode("n1", "a", 8));
+  put(gpunodes, gpunode("n2", "a", 4));
+  put(gpunodes, gpunode("n3", "b", 2));
+  put(gpunodes, gpunode("n4", "", 1));  // in no pool
+  EXPECT_FALSE(gpunodes.has_index(kGpuNodesByPool));
+
+  EXPECT_EQ(gpus_of(read_pool("a", pools, policies, gpunodes)), 12);
+  EXPECT_TRUE(gpunodes.has_index(kGpuNodesByPool)) << "added on the first read";
+  EXPECT_EQ(gpus_of(read_pool("b", pools, policies, gpunodes)), 2);
+
+  // The index follows the store: a node moved, one removed, one added.
+  put(gpunodes, gpunode("n2", "b", 4));
+  gpunodes.erase("n1");
+  put(gpunodes, gpunode("n5", "a", 1));
+  EXPECT_EQ(gpus_of(read_pool("a", pools, policies, gpunodes)), 1);
+  EXPECT_EQ(gpus_of(read_pool("b", pools, policies, gpunodes)), 6);
+
+  std::vector<std::string> names;
+  for (const auto& g : pool_gpunodes(gpunodes, "b")) names.push_back(g->name);
+  EXPECT_EQ(names, (std::vector<std::string>{"n2", "n3"}));
+}
+
+TEST(PoolView, QuotasByTheirPoolRef) {
+  runtime::Store<kube::Object> quotas;
+  auto quota = [](const std::string& ns, const std::string& pool) {
+    return std::make_shared<const kube::Object>(kube::decode_object(
+        R"({"metadata":{"name":"q","namespace":")" + ns + R"("},"spec":{"poolRef":{"name":")" + pool + R"("}}})"));
+  };
+  auto put_quota = [&](const runtime::Store<kube::Object>::Ptr& q) { quotas.upsert(kube::object_key(q->ns, q->name), q); };
+  put_quota(quota("t1", "a"));
+  put_quota(quota("t2", "b"));
+  put_quota(quota("t3", "a"));
+  auto keys = [&](const std::string& pool) {
+    std::vector<std::string> out;
+    for (const auto& q : pool_quotas(quotas, pool)) out.push_back(kube::object_key(q->ns, q->name));
+    return out;
+  };
+  EXPECT_EQ(keys("a"), (std::vector<std::string>{"t1/q", "t3/q"}));
+  put_quota(quota("t1", "b"));  // moved to another pool
+  EXPECT_EQ(keys("a"), (std::vector<std::string>{"t3/q"}));
+  EXPECT_EQ(keys("b"), (std::vector<std::string>{"t1/q", "t2/q"}));
+  EXPECT_TRUE(keys("c").empty());
+}
+
+}  // namespace
+}  // namespace gpupool::quota_controller
