@@ -40,6 +40,20 @@ bool gpunode_capacity_changed(const kube::Object& a, const kube::Object& b) {
          status_differs(a, b, "gpuCount") || status_differs(a, b, "gpus");
 }
 
+// A TenantQuota changed in more than status.used, .waiting and .borrowed,
+// the admission pass's own writes (one per quota whose pods changed): in its
+// spec, labels, annotations, deletion, or what the grant reconciler and
+// approvals write. Neither the grants, the gate's configuration nor
+// admission read those three; waking on them was a pass of each per usage
+// write (at 2,000 quotas, 880 grant passes and 261 gate passes of 92 ms
+// while the bench's pods churned).
+bool quota_changed_beyond_usage(const kube::Object& a, const kube::Object& b) {
+  return a.generation != b.generation || a.deleting != b.deleting || labels_differ(a, b) ||
+         kube::differs_at(a.doc, b.doc, {"metadata", "annotations"}) ||
+         kube::members_differ_except(kube::member(a.doc, "status"), kube::member(b.doc, "status"),
+                                     {"used", "waiting", "borrowed"});
+}
+
 }  // namespace
 
 QuotaController::QuotaController(runtime::Manager& manager, int concurrency, runtime::EventRecorder* events,
@@ -69,10 +83,13 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
     for (const auto& p : pool_store->list()) out.push_back({"", p->name});
     return out;
   };
-  grant_controller_->watches<kube::Object>(*quotas, [](const kube::Object& q) {
-    const std::string pool = kube::string_at(q.doc, {"spec", "poolRef", "name"});
-    return pool.empty() ? std::vector<Request>{} : std::vector<Request>{{"", pool}};
-  });
+  grant_controller_->watches<kube::Object>(
+      *quotas,
+      [](const kube::Object& q) {
+        const std::string pool = kube::string_at(q.doc, {"spec", "poolRef", "name"});
+        return pool.empty() ? std::vector<Request>{} : std::vector<Request>{{"", pool}};
+      },
+      quota_changed_beyond_usage);
   grant_controller_->watches<kube::Object>(*pools, {}, pool_quota_inputs_changed);
   grant_controller_->watches<kube::Object>(
       *gpunodes,
@@ -106,7 +123,7 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
   runtime::ControllerOptions gco;
   gco.name = "quota-gate-configuration";
   gate_config_controller_ = std::make_unique<runtime::Controller>(std::move(gco), *gate_config_);
-  gate_config_controller_->watches<kube::Object>(*quotas, everything);
+  gate_config_controller_->watches<kube::Object>(*quotas, everything, quota_changed_beyond_usage);
   gate_config_controller_->watches<kube::Object>(*namespaces, everything,
                                                  labels_differ);
   auto* gate_controller = gate_config_controller_.get();
@@ -150,7 +167,8 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
   admission_controller_ = std::make_unique<runtime::Controller>(std::move(aco), *admission_);
   auto* admission_controller = admission_controller_.get();
   pods->add_handler(admission_->pod_handler([admission_controller, all] { admission_controller->enqueue(all); }));
-  for (auto* source : {quotas.get(), policies.get(), namespaces.get()}) {
+  admission_controller_->watches<kube::Object>(*quotas, everything, quota_changed_beyond_usage);
+  for (auto* source : {policies.get(), namespaces.get()}) {
     admission_controller_->watches<kube::Object>(*source, everything);
   }
   admission_controller_->watches<kube::Object>(*pools, everything, pool_quota_inputs_changed);

@@ -1,5 +1,7 @@
 #include "gpupool/kube/json_access.h"
 
+#include <algorithm>
+
 namespace gpupool::kube {
 
 const rapidjson::Value* member(const rapidjson::Value* v, std::string_view name) {
@@ -28,6 +30,25 @@ bool differs_at(const rapidjson::Value& a, const rapidjson::Value& b, std::initi
   const rapidjson::Value* y = value_at(b, path);
   if (x == nullptr || y == nullptr) return x != y;
   return *x != *y;
+}
+
+bool members_differ_except(const rapidjson::Value* a, const rapidjson::Value* b,
+                           std::initializer_list<std::string_view> skipped) {
+  auto counts = [&](const rapidjson::Value& m) {
+    const std::string_view name(m.GetString(), m.GetStringLength());
+    return std::find(skipped.begin(), skipped.end(), name) == skipped.end();
+  };
+  // Every member of one that counts must be in the other, equal: both ways.
+  auto covered = [&](const rapidjson::Value* x, const rapidjson::Value* y) {
+    if (x == nullptr || !x->IsObject()) return true;
+    for (const auto& m : x->GetObject()) {
+      if (m.value.IsNull() || !counts(m.name)) continue;
+      const rapidjson::Value* other = member(y, std::string_view(m.name.GetString(), m.name.GetStringLength()));
+      if (other == nullptr || *other != m.value) return false;
+    }
+    return true;
+  };
+  return !covered(a, b) || !covered(b, a);
 }
 
 }  // namespace gpupool::kube

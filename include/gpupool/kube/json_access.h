@@ -26,4 +26,11 @@ std::string string_of(const rapidjson::Value* v);
 // predicates can call it for every event. Absent and null are equal.
 bool differs_at(const rapidjson::Value& a, const rapidjson::Value& b, std::initializer_list<std::string_view> path);
 
+// Whether two objects (either may be absent or not an object: no members)
+// differ in a member other than `skipped`, compared as differs_at does (a
+// null member counts as absent). For predicates that ignore a writer's own
+// fields: a TenantQuota's status but for the usage the admission pass writes.
+bool members_differ_except(const rapidjson::Value* a, const rapidjson::Value* b,
+                           std::initializer_list<std::string_view> skipped);
+
 }  // namespace gpupool::kube

@@ -45,5 +45,33 @@ TEST(DiffersAt, AnEmptyPathComparesTheWholeObjects) {
   EXPECT_TRUE(differs_at(doc(R"({"x":1})"), doc(R"({"x":2})"), {}));
 }
 
+TEST(MembersDifferExcept, IgnoresTheSkippedMembersOnly) {
+  struct Case {
+    const char* name;
+    const char* a;  // the status, or "" for none
+    const char* b;
+    bool differs;
+  };
+  const Case cases[] = {
+      {"only usage changed", R"({"granted":{"g":"1"},"used":{"g":"1"}})", R"({"granted":{"g":"1"},"used":{"g":"2"}})", false},
+      {"usage added", R"({"granted":{"g":"1"}})", R"({"granted":{"g":"1"},"waiting":{"g":"1"},"borrowed":{}})", false},
+      {"the grant changed too", R"({"granted":{"g":"1"},"used":{"g":"1"}})", R"({"granted":{"g":"2"},"used":{"g":"2"}})", true},
+      {"a member added", R"({"used":{}})", R"({"used":{},"phase":"Granted"})", true},
+      {"a member removed", R"({"phase":"Granted"})", R"({})", true},
+      {"members in another order", R"({"phase":"Granted","used":{}})", R"({"used":{"g":"3"},"phase":"Granted"})", false},
+      {"null is absent", R"({"phase":null})", R"({})", false},
+      {"no status and usage only", "", R"({"used":{"g":"1"}})", false},
+      {"no status and a grant", "", R"({"granted":{}})", true},
+      {"not an object", "3", R"({})", false},
+  };
+  for (const auto& c : cases) {
+    const auto a = doc(c.a), b = doc(c.b);
+    const rapidjson::Value* pa = *c.a ? &a : nullptr;
+    const rapidjson::Value* pb = *c.b ? &b : nullptr;
+    EXPECT_EQ(members_differ_except(pa, pb, {"used", "waiting", "borrowed"}), c.differs) << c.name;
+    EXPECT_EQ(members_differ_except(pb, pa, {"used", "waiting", "borrowed"}), c.differs) << c.name << " (reversed)";
+  }
+}
+
 }  // namespace
 }  // namespace gpupool::kube
