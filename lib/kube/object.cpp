@@ -56,6 +56,29 @@ bool drop_status_members(rapidjson::Value& doc, const DecodeTrim& trim) {
   return dropped;
 }
 
+// Leaves in each status.conditions entry only trim.condition_members.
+bool trim_conditions(rapidjson::Value& doc, const DecodeTrim& trim) {
+  if (trim.condition_members.empty()) return false;
+  auto status = doc.FindMember("status");
+  if (status == doc.MemberEnd() || !status->value.IsObject()) return false;
+  auto conditions = status->value.FindMember("conditions");
+  if (conditions == status->value.MemberEnd() || !conditions->value.IsArray()) return false;
+  bool dropped = false;
+  for (auto& c : conditions->value.GetArray()) {
+    if (!c.IsObject()) continue;
+    for (auto m = c.MemberBegin(); m != c.MemberEnd();) {
+      const std::string_view name(m->name.GetString(), m->name.GetStringLength());
+      if (std::find(trim.condition_members.begin(), trim.condition_members.end(), name) != trim.condition_members.end()) {
+        ++m;
+      } else {
+        m = c.EraseMember(m);
+        dropped = true;
+      }
+    }
+  }
+  return dropped;
+}
+
 }  // namespace
 
 std::size_t copy_size(const rapidjson::Value& v) {
@@ -81,6 +104,7 @@ Object decode_object(std::string_view json, const DecodeTrim& trim) {
     if (!parsed.IsObject()) throw DecodeError("object: not a JSON object");
     bool trimmed = trim.managed_fields && drop_managed_fields(parsed, trim, parsed.GetAllocator());
     trimmed = drop_status_members(parsed, trim) || trimmed;
+    trimmed = trim_conditions(parsed, trim) || trimmed;
     // A copy into one block of exactly the copy's size: what the parse took
     // (the parser, like a copy, makes no spare room), unless values were
     // taken out since (their bytes stay in the parse's allocator).

@@ -57,6 +57,11 @@ struct DecodeTrim {
   // Members of .status to leave out (a Node's images, nodeInfo, ...): for a
   // store whose readers never look at them. Such a copy is never written back.
   std::vector<std::string> status_members;
+  // Members to keep of each entry of .status.conditions (empty: all): a
+  // Node's readers here want each condition's type and status, not its
+  // heartbeat time, reason and message (a third of a kwok Node as stored).
+  // Such a copy is never written back.
+  std::vector<std::string> condition_members;
 };
 
 // decode_object, leaving out what `trim` says.

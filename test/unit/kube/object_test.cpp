@@ -80,10 +80,10 @@ TEST(DecodeObject, TrimsManagedFieldsAsAsked) {
   };
   const Case cases[] = {
       {"no trim", {}, "kubelet;gpupool-pool-a;kube-controller-manager;;;"},
-      {"dropped whole", {true, "", {}}, "<absent>"},
-      {"our managers kept", {true, "gpupool-pool-", {}}, "gpupool-pool-a;"},
-      {"none of ours: absent, not empty", {true, "gpupool-agent", {}}, "<absent>"},
-      {"a prefix without the flag does nothing", {false, "gpupool-pool-", {}}, "kubelet;gpupool-pool-a;kube-controller-manager;;;"},
+      {"dropped whole", {true, "", {}, {}}, "<absent>"},
+      {"our managers kept", {true, "gpupool-pool-", {}, {}}, "gpupool-pool-a;"},
+      {"none of ours: absent, not empty", {true, "gpupool-agent", {}, {}}, "<absent>"},
+      {"a prefix without the flag does nothing", {false, "gpupool-pool-", {}, {}}, "kubelet;gpupool-pool-a;kube-controller-manager;;;"},
   };
   for (const auto& c : cases) {
     const Object o = decode_object(kManaged, c.trim);
@@ -97,10 +97,10 @@ TEST(DecodeObject, TrimsManagedFieldsAsAsked) {
 }
 
 TEST(DecodeObject, TrimLeavesOddShapesAlone) {
-  const DecodeTrim ours{true, "gpupool-", {}};
+  const DecodeTrim ours{true, "gpupool-", {}, {}};
   EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a"}})", ours).doc), R"({"metadata":{"name":"a"}})");
   EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a","managedFields":"x"}})", ours).doc), R"({"metadata":{"name":"a"}})");
-  EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a","managedFields":null}})", DecodeTrim{true, "", {}}).doc),
+  EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a","managedFields":null}})", DecodeTrim{true, "", {}, {}}).doc),
             R"({"metadata":{"name":"a"}})");
   EXPECT_THROW(decode_object(R"({"metadata":{"managedFields":[]}})", ours), DecodeError);
 }
@@ -120,6 +120,25 @@ TEST(DecodeObject, TrimsTheStatusMembersAsked) {
   EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a"}})", trim).doc), R"({"metadata":{"name":"a"}})");
   EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a"},"status":"x"})", trim).doc),
             R"({"metadata":{"name":"a"},"status":"x"})");
+}
+
+TEST(DecodeObject, KeepsTheConditionMembersAsked) {
+  const char* node = R"({"metadata":{"name":"n1"},"status":{"conditions":[
+      {"type":"Ready","status":"True","lastHeartbeatTime":"2026-11-27T09:22:08Z","reason":"KubeletReady","message":"kubelet is posting ready status"},
+      {"type":"MemoryPressure","status":"False","reason":"KubeletHasSufficientMemory"},
+      "odd",{}],"capacity":{"cpu":"64"}}})";
+  DecodeTrim trim;
+  trim.condition_members = {"type", "status"};
+  const Object o = decode_object(node, trim);
+  EXPECT_EQ(to_json(*member(o.doc, "status")),
+            R"({"conditions":[{"type":"Ready","status":"True"},{"type":"MemoryPressure","status":"False"},"odd",{}],)"
+            R"("capacity":{"cpu":"64"}})");
+  EXPECT_EQ(o.allocator->Size(), o.allocator->Capacity()) << "the block is the trimmed copy's size";
+  // Not asked (the default): all kept; conditions absent or not an array: nothing to trim.
+  EXPECT_EQ(to_json(*member(decode_object(node).doc, "status")), to_json(*member(decode_object(node, DecodeTrim{}).doc, "status")));
+  EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a"},"status":{"conditions":"x"}})", trim).doc),
+            R"({"metadata":{"name":"a"},"status":{"conditions":"x"}})");
+  EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a"},"status":{}})", trim).doc), R"({"metadata":{"name":"a"},"status":{}})");
 }
 
 TEST(DecodeObject, SurvivesMovesWithItsAllocator) {
