@@ -38,9 +38,18 @@ std::shared_ptr<const pool::Membership> MembershipCache::get(std::vector<pool::P
   // In one order, so that the same pools listed in another compare equal.
   std::sort(selectors.begin(), selectors.end(),
             [](const pool::PoolSelector& a, const pool::PoolSelector& b) { return a.name < b.name; });
+  // Read before the walk: a write meanwhile only makes the next call walk again.
+  const std::uint64_t revision = nodes.revision();
+  {
+    std::lock_guard lock(mu_);
+    if (value_ != nullptr && store_ == &nodes && store_revision_ == revision && selectors == selectors_) return value_;
+  }
   const auto listed = nodes.list();
   std::lock_guard lock(mu_);
   const std::uint64_t call = ++calls_;
+  ++walks_;
+  store_ = &nodes;
+  store_revision_ = revision;
   bool changed = value_ == nullptr || selectors != selectors_;
   for (const auto& n : listed) {
     auto [it, added] = nodes_.try_emplace(n->name);
@@ -69,6 +78,11 @@ std::shared_ptr<const pool::Membership> MembershipCache::get(std::vector<pool::P
 std::uint64_t MembershipCache::resolutions() const {
   std::lock_guard lock(mu_);
   return resolutions_;
+}
+
+std::uint64_t MembershipCache::walks() const {
+  std::lock_guard lock(mu_);
+  return walks_;
 }
 
 }  // namespace gpupool::pool_controller

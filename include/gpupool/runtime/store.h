@@ -5,6 +5,7 @@
 // one writer (the informer).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -82,9 +83,17 @@ class Store {
     return items_.size();
   }
 
+  // Counts the writes (upserts and erases) so far: equal counts mean no
+  // object changed between two readings, so a reader may skip its walk.
+  std::uint64_t revision() const {
+    std::shared_lock lock(mu_);
+    return revision_;
+  }
+
   // Writer side (the informer). Returns the object replaced or removed, if any.
   Ptr upsert(const std::string& key, Ptr obj) {
     std::unique_lock lock(mu_);
+    ++revision_;
     Ptr old;
     if (auto it = items_.find(key); it != items_.end()) {
       old = it->second;
@@ -101,6 +110,7 @@ class Store {
     std::unique_lock lock(mu_);
     auto it = items_.find(key);
     if (it == items_.end()) return nullptr;
+    ++revision_;
     Ptr old = it->second;
     unindex(key, *old);
     items_.erase(it);
@@ -132,6 +142,7 @@ class Store {
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, Ptr> items_;
   std::map<std::string, Index> indexes_;
+  std::uint64_t revision_ = 0;
 };
 
 }  // namespace gpupool::runtime

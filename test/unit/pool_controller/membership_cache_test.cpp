@@ -67,6 +67,30 @@ TEST(MembershipCache, ResolvesAgainOnlyWhenItsInputsChange) {
   EXPECT_EQ(cache.resolutions(), 6u);
 }
 
+TEST(MembershipCache, WalksTheStoreOnlyAfterAWrite) {
+  runtime::Store<kube::Object> nodes, other;
+  put(nodes, "a", "1", R"("model":"h100")");
+  put(other, "a", "1", R"("model":"h100")");
+  MembershipCache cache;
+  const std::vector<pool::PoolSelector> pools = {selector("train", "h100")};
+  const auto m = cache.get(pools, nodes);
+  EXPECT_EQ(cache.walks(), 1u);
+  EXPECT_EQ(cache.get(pools, nodes), m);
+  EXPECT_EQ(cache.walks(), 1u) << "nothing written since: no walk";
+  put(nodes, "a", "2", R"("model":"h100")");  // a write, labels as they were
+  EXPECT_EQ(cache.get(pools, nodes), m);
+  EXPECT_EQ(cache.walks(), 2u);
+  EXPECT_EQ(cache.resolutions(), 1u);
+  // Other selectors, or another store: walked again.
+  EXPECT_TRUE(cache.get({selector("train", "a100")}, nodes)->members.at("train").empty());
+  EXPECT_EQ(cache.walks(), 3u);
+  cache.get({selector("train", "a100")}, other);
+  EXPECT_EQ(cache.walks(), 4u);
+  nodes.erase("a");
+  EXPECT_TRUE(cache.get(pools, nodes)->members.at("train").empty());
+  EXPECT_EQ(cache.walks(), 5u);
+}
+
 TEST(MembershipCache, AnAnswerHandedOutStaysAsItWas) {
   runtime::Store<kube::Object> nodes;
   put(nodes, "a", "1", R"("model":"h100")");

@@ -44,5 +44,20 @@ TEST(Store, AddingAnIndexAgainReplacesIt) {
   EXPECT_THROW(store.by_index("unknown", "x"), std::out_of_range);
 }
 
+TEST(Store, RevisionCountsTheWrites) {
+  Store<Item> store;
+  EXPECT_EQ(store.revision(), 0u);
+  store.upsert("a", std::make_shared<const Item>(Item{"a", "red"}));
+  store.upsert("a", std::make_shared<const Item>(Item{"a", "red"}));  // the same again is still a write
+  EXPECT_EQ(store.revision(), 2u);
+  store.add_index("color", [](const Item& i) { return std::vector<std::string>{i.color}; });
+  (void)store.list();
+  EXPECT_EQ(store.revision(), 2u) << "an index and reads write no object";
+  store.erase("missing");
+  EXPECT_EQ(store.revision(), 2u) << "nothing erased";
+  store.erase("a");
+  EXPECT_EQ(store.revision(), 3u);
+}
+
 }  // namespace
 }  // namespace gpupool::runtime
