@@ -20,6 +20,7 @@
 #include "gpupool/pool/node_taints.h"
 #include "gpupool/pool/pool_status.h"
 #include "gpupool/pool/rollout.h"
+#include "gpupool/runtime/field_index.h"
 #include "gpupool/runtime/object_helpers.h"
 #include "object_facts.h"
 
@@ -69,10 +70,9 @@ constexpr std::size_t kWritesInFlight = 8;
 
 // Store indexes: which pools may still hold something on a Node (its pool
 // label "label:<pool>"; a pool's label field manager with labels applied,
-// "manager:<manager>"), and GPUNodes by spec.pool. A pass looks for what to
+// "manager:<manager>"), and GPUNodes by spec.pool (runtime/field_index.h). A pass looks for what to
 // release among these, not among every node of the fleet.
 constexpr const char* kNodesByHolder = "gpupool-holders";
-constexpr const char* kGpuNodesByPool = "gpupool-pool";
 
 std::vector<std::string> node_holders(const kube::Object& node) {
   std::vector<std::string> out;
@@ -295,10 +295,7 @@ PoolReconciler::PoolReconciler(kube::Client& client, PoolStores stores, PoolReco
       own_membership_(stores.membership ? nullptr : std::make_unique<MembershipCache>()),
       metrics_(options_.metrics ? std::make_unique<PoolMetrics>(*options_.metrics) : nullptr) {
   stores_.nodes.add_index(kNodesByHolder, node_holders);
-  stores_.gpunodes.add_index(kGpuNodesByPool, [](const kube::Object& g) {
-    const std::string pool = kube::string_at(g.doc, {"spec", "pool"});
-    return pool.empty() ? std::vector<std::string>{} : std::vector<std::string>{pool};
-  });
+  runtime::index_by_field(stores_.gpunodes, {"spec", "pool"});  // shared with the quota reconcilers
 }
 
 std::string PoolReconciler::label_manager(const std::string& pool) {
@@ -393,7 +390,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   for (const auto& n : stores_.nodes.by_index(kNodesByHolder, "manager:" + label_manager(request.name))) {
     names.insert(n->name);
   }
-  for (const auto& g : stores_.gpunodes.by_index(kGpuNodesByPool, request.name)) names.insert(g->name);
+  for (const auto& g : runtime::by_field(stores_.gpunodes, {"spec", "pool"}, request.name)) names.insert(g->name);
   {
     std::lock_guard lock(mu_);
     for (const auto& [name, doc] : written_) {

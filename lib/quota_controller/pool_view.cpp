@@ -3,6 +3,7 @@
 #include "gpupool/api/codec.h"
 #include "gpupool/kube/client.h"
 #include "gpupool/kube/json_access.h"
+#include "gpupool/runtime/field_index.h"
 #include "gpupool/quota_controller/pool_unit_costs.h"
 
 namespace gpupool::quota_controller {
@@ -21,37 +22,18 @@ std::map<std::string, api::QuantityValue> to_quantities(const quota::Amounts& a)
   return out;
 }
 
-namespace {
-
-// An index of `store` by the string at `path` (objects without one: none).
-void index_by_string(runtime::Store<kube::Object>& store, const char* index, std::initializer_list<const char*> path) {
-  const std::vector<const char*> at(path);
-  store.add_index(index, [at](const kube::Object& o) {
-    const rapidjson::Value* v = &o.doc;
-    for (const char* p : at) v = kube::member(v, p);
-    std::string value = kube::string_of(v);
-    return value.empty() ? std::vector<std::string>{} : std::vector<std::string>{std::move(value)};
-  });
-}
-
-}  // namespace
-
-void index_gpunodes_by_pool(runtime::Store<kube::Object>& gpunodes) {
-  index_by_string(gpunodes, kGpuNodesByPool, {"spec", "pool"});
-}
+void index_gpunodes_by_pool(runtime::Store<kube::Object>& gpunodes) { runtime::index_by_field(gpunodes, {"spec", "pool"}); }
 
 void index_quotas_by_pool(runtime::Store<kube::Object>& quotas) {
-  index_by_string(quotas, kQuotasByPool, {"spec", "poolRef", "name"});
+  runtime::index_by_field(quotas, {"spec", "poolRef", "name"});
 }
 
 std::vector<runtime::Store<kube::Object>::Ptr> pool_gpunodes(runtime::Store<kube::Object>& gpunodes, const std::string& pool) {
-  if (!gpunodes.has_index(kGpuNodesByPool)) index_gpunodes_by_pool(gpunodes);
-  return gpunodes.by_index(kGpuNodesByPool, pool);
+  return runtime::by_field(gpunodes, {"spec", "pool"}, pool);
 }
 
 std::vector<runtime::Store<kube::Object>::Ptr> pool_quotas(runtime::Store<kube::Object>& quotas, const std::string& pool) {
-  if (!quotas.has_index(kQuotasByPool)) index_quotas_by_pool(quotas);
-  return quotas.by_index(kQuotasByPool, pool);
+  return runtime::by_field(quotas, {"spec", "poolRef", "name"}, pool);
 }
 
 PoolView read_pool(const std::string& name, runtime::Store<kube::Object>& pools, runtime::Store<kube::Object>& policies,
