@@ -3,6 +3,7 @@
 // before it existed, and malformed telemetry.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -18,8 +19,10 @@ namespace fs = std::filesystem;
 class SimulatedTelemetryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("simtelemetry-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    // A parameterized test's name has a '/': one directory, not two (TearDown removes dir_ only).
+    std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(test.begin(), test.end(), '/', '_');
+    dir_ = fs::temp_directory_path() / ("simtelemetry-" + std::to_string(::getpid()) + "-" + test);
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
