@@ -455,6 +455,10 @@ void write_json(const std::string& path, const bench::ClusterShape& shape, const
       << "  \"rollout_s\": " << number_or_null(f.rollout ? std::optional(f.rollout->duration_s) : none) << ",\n"
       << "  \"rollout_ideal_s\": " << number_or_null(f.rollout ? std::optional(f.rollout->ideal_s) : none) << ",\n"
       << "  \"rollout_overhead\": " << number_or_null(f.rollout ? f.rollout->overhead : none) << ",\n"
+      << "  \"rollout_apiserver_cpu_s\": "
+      << number_or_null(f.rollout && f.rollout->apiserver ? std::optional(f.rollout->apiserver->cpu_s) : none) << ",\n"
+      << "  \"rollout_apiserver_requests\": "
+      << number_or_null(f.rollout && f.rollout->apiserver ? std::optional(f.rollout->apiserver->requests) : none) << ",\n"
       << "  \"max_disrupted\": " << (f.rollout ? std::to_string(f.rollout->max_disrupted) : "null") << ",\n"
       << "  \"max_unavailable\": " << (f.rollout ? std::to_string(f.rollout->max_unavailable) : "null") << ",\n"
       << "  \"max_unavailable_exceeded\": " << (f.rollout ? (f.rollout->limit_exceeded ? "true" : "false") : "null") << ",\n"
@@ -677,6 +681,13 @@ int main(int argc, char** argv) {
                                    ms(r.phases.grant_to_cordon), ms(r.phases.cordon_to_uncordon), install_s * 1000,
                                    ms(r.phases.uncordon_to_withdrawal), ms(r.phases.uncordon_to_report),
                                    ms(r.phases.report_to_withdrawal), ms(r.phases.withdrawal_to_next_grant));
+                       if (r.apiserver && r.duration_s > 0) {
+                         std::printf("kube-apiserver during the rollout: %.1f CPU s in %.1f s (%.2f of this machine's %u "
+                                     "cores); %.0f requests, most: %s\n",
+                                     r.apiserver->cpu_s, r.duration_s, r.apiserver->cpu_s / r.duration_s,
+                                     std::thread::hardware_concurrency(), r.apiserver->requests,
+                                     bench::describe_requests(*r.apiserver).c_str());
+                       }
                        std::printf("%-10s %6s %6s %6s %10s %10s  %s\n", "pool", "nodes", "limit", "waves", "disrupted", "done (s)",
                                    "worst moment");
                        for (const auto& p : r.pools) {

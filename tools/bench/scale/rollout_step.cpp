@@ -40,6 +40,17 @@ std::string driver_patch(const std::string& vendor, const std::string& version, 
          R"("},"upgradeStrategy":{"maxUnavailable":")" + max_unavailable + R"("}}}})";
 }
 
+// The apiserver's /metrics, or nullopt when it cannot be read (the figures
+// then go without it).
+std::optional<std::string> scrape_apiserver(kube::Client& client) {
+  try {
+    auto r = client.request("GET", "/metrics", "", "", true);
+    if (r.status == 200) return std::move(r.body);
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 RolloutFigures measure_rollout(kube::Client& client, const ClusterShape& shape, const RolloutOptions& options) {
@@ -73,6 +84,7 @@ RolloutFigures measure_rollout(kube::Client& client, const ClusterShape& shape, 
     throw std::runtime_error("the rollout recorder's watches did not deliver the current state within 2 minutes: " +
                              recorder.progress());
   }
+  const auto metrics_before = scrape_apiserver(client);
   const auto t0 = Clock::now();
   for (const auto& p : shape.pools) {
     client.patch(kPools.with_name(p.name), kube::PatchType::MergePatch,
@@ -82,6 +94,9 @@ RolloutFigures measure_rollout(kube::Client& client, const ClusterShape& shape, 
     throw std::runtime_error("the driver rollout was not complete within the timeout: " + recorder.incomplete());
   }
   const auto completed = recorder.completed();
+  if (const auto metrics_after = scrape_apiserver(client); metrics_before && metrics_after) {
+    f.apiserver = apiserver_load(*metrics_before, *metrics_after, 8);
+  }
   f.fleet = fleet.counts();
   fleet.stop();
 

@@ -5,7 +5,8 @@
 // (rollout_recorder.h), then sets every pool's spec.driver to a new version
 // (NVIDIA pools kNewNvidiaDriver, AMD pools kNewAmdDriver) with
 // upgradeStrategy.maxUnavailable `max_unavailable`, and times it until every
-// pool reports the rollout complete. The fleet and the recorder are stopped
+// pool reports the rollout complete, scraping the apiserver's /metrics
+// before and after (apiserver_load.h). The fleet and the recorder are stopped
 // before it returns, also on failure (std::runtime_error: the fleet not in
 // step, or the rollout not complete, within `timeout`).
 #pragma once
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "apiserver_load.h"
 #include "cluster_shape.h"
 #include "gpupool/kube/client.h"
 #include "rollout_agents.h"
@@ -52,6 +54,9 @@ struct RolloutFigures {
   std::size_t events = 0;      // changes the recorder saw
   PhaseDelays phases;          // where the time went (rollout_figures.h)
   FleetCounts fleet;
+  // The kube-apiserver from the first pool patch until the last pool was
+  // complete (scrapes of its /metrics; empty when either failed).
+  std::optional<ApiserverLoad> apiserver;
   std::vector<PoolRolloutFigures> pools;
 };
 
