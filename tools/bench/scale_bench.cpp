@@ -52,7 +52,10 @@
 //      --max-unavailable; the time until every pool reports it complete
 //      against the ideal (waves x --install-seconds), and the most nodes of
 //      one pool disrupted at once (permission granted or cordoned) as a
-//      recorder watching every change saw it, against the pool's limit.
+//      recorder watching every change saw it, against the pool's limit;
+//      and the kube-apiserver's CPU seconds and most frequent requests
+//      meanwhile (scale/apiserver_load.h), the step's bound on a small
+//      machine.
 //
 // Exits non-zero when a step fails (seeding refused, the controller not in
 // sync within --sync-timeout); never on a figure.
