@@ -198,9 +198,10 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
   std::map<std::string, std::int32_t> weights;
   std::map<std::string, PoolView> views;
   std::map<std::string, std::string> tenants;  // quota -> its tenant (for the gauges)
-  const std::vector<api::TenantQuota> quotas = read_quotas(stores_.quotas);
+  const std::vector<QuotaReader::Decoded> quotas = quota_reader_.read(stores_.quotas);
   const quota::NamespaceLabels namespaces = read_namespaces(stores_.namespaces);
-  for (const api::TenantQuota& q : quotas) {
+  for (const auto& decoded : quotas) {
+    const api::TenantQuota& q = *decoded;
     quota::ChargeableQuota c = chargeable(q);
     tenants[c.key] = quota::tenant_of(c.ns, namespaces);
     if (q.status) granted[c.key] = to_amounts(q.status->granted);
@@ -322,7 +323,8 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
   }
 
   // 2c. Grants that ended or shrank, where the policy says Evict.
-  for (const api::TenantQuota& q : quotas) {
+  for (const auto& decoded : quotas) {
+    const api::TenantQuota& q = *decoded;
     const std::string key = kube::object_key(q.metadata.namespace_, q.metadata.name);
     if (auto again = evict_over_grant(q, views.at(q.spec.pool_ref.name), quota::add(granted[key], allowance[key]));
         again && (!next_reclaim || *again < *next_reclaim)) {

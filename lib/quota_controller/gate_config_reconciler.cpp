@@ -17,7 +17,7 @@ kube::ResourceRef admission_ref(const char* resource, const std::string& name) {
 
 runtime::Result GateConfigReconciler::reconcile(const runtime::Request&, std::stop_token) {
   std::vector<quota::ChargeableQuota> quotas;
-  for (const auto& q : read_quotas(quotas_)) quotas.push_back(chargeable(q));
+  for (const auto& q : quota_reader_.read(quotas_)) quotas.push_back(chargeable(*q));
   const auto covered = quota::covered_namespaces(quota::build_charge_map(std::move(quotas), read_namespaces(namespaces_), {}));
 
   kube::PatchOptions po;

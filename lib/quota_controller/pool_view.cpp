@@ -105,14 +105,35 @@ quota::ChargeableQuota chargeable(const api::TenantQuota& q) {
   return c;
 }
 
-std::vector<api::TenantQuota> read_quotas(runtime::Store<kube::Object>& quotas) {
-  std::vector<api::TenantQuota> out;
+std::vector<QuotaReader::Decoded> QuotaReader::read(const runtime::Store<kube::Object>& quotas) {
+  std::vector<Decoded> out;
+  std::map<std::string, Entry> now;  // the entries of the quotas stored now (gone ones dropped)
+  std::lock_guard lock(mu_);
   for (const auto& obj : quotas.list()) {
     if (obj->deleting) continue;
-    auto decoded = api::decode_tenantquota(obj->doc);
-    if (decoded.ok()) out.push_back(std::move(*decoded.value));
+    const std::string key = kube::object_key(obj->ns, obj->name);
+    auto was = entries_.find(key);
+    Entry e;
+    if (was != entries_.end() && was->second.resource_version == obj->resource_version && !obj->resource_version.empty()) {
+      e = std::move(was->second);
+    } else {
+      auto decoded = api::decode_tenantquota(obj->doc);
+      ++decodes_;
+      e.resource_version = obj->resource_version;
+      if (decoded.ok()) e.quota = std::make_shared<const api::TenantQuota>(std::move(*decoded.value));
+    }
+    now.emplace(key, std::move(e));
+  }
+  entries_ = std::move(now);
+  for (const auto& [key, e] : entries_) {
+    if (e.quota) out.push_back(e.quota);
   }
   return out;
+}
+
+std::size_t QuotaReader::decodes() const {
+  std::lock_guard lock(mu_);
+  return decodes_;
 }
 
 std::int32_t weight_of(const std::string& ns, const api::QuotaRules* rules) {

@@ -138,6 +138,7 @@ class AdmissionReconciler : public runtime::Reconciler {
   runtime::EventRecorder* events_;
   QuotaMetrics metrics_;
 
+  QuotaReader quota_reader_;  // the reconcile worker's
   mutable std::mutex mu_;
   quota::ChargeMap map_;
   quota::UsageLedger ledger_;       // by quota, in the quota's resources

@@ -12,6 +12,7 @@
 
 #include "gpupool/kube/client.h"
 #include "gpupool/kube/object.h"
+#include "gpupool/quota_controller/pool_view.h"
 #include "gpupool/runtime/controller.h"
 #include "gpupool/runtime/store.h"
 
@@ -35,6 +36,7 @@ class GateConfigReconciler : public runtime::Reconciler {
   runtime::Store<kube::Object>& quotas_;
   runtime::Store<kube::Object>& namespaces_;
   GateWebhook webhook_;
+  QuotaReader quota_reader_;
   std::string applied_webhook_, applied_policy_, applied_binding_;  // what was last written (a process cache)
 };
 

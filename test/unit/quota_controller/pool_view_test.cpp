@@ -1,4 +1,4 @@
-// read_pool: a pool's members found through the GPUNodes' spec.pool index.
+// read_pool: a pool's members found through the GPUNodes' spec.pool index; QuotaReader: decoded quotas kept per resourceVersion.
 #include <gtest/gtest.h>
 
 #include "gpupool/quota_controller/pool_view.h"
@@ -67,6 +67,71 @@ TEST(PoolView, QuotasByTheirPoolRef) {
   EXPECT_EQ(keys("a"), (std::vector<std::string>{"t3/q"}));
   EXPECT_EQ(keys("b"), (std::vector<std::string>{"t1/q", "t2/q"}));
   EXPECT_TRUE(keys("c").empty());
+}
+
+}  // namespace
+}  // namespace gpupool::quota_controller
+
+namespace gpupool::quota_controller {
+namespace {
+
+runtime::Store<kube::Object>::Ptr tenant_quota(const std::string& ns, const std::string& rv, const std::string& gpus,
+                                               bool deleting = false) {
+  return std::make_shared<const kube::Object>(kube::decode_object(
+      R"({"apiVersion":"gpupool.io/v1alpha1","kind":"TenantQuota","metadata":{"name":"q","namespace":")" + ns +
+      R"(","resourceVersion":")" + rv + "\"" +
+      (deleting ? R"(,"deletionTimestamp":"2026-11-27T10:00:00Z","finalizers":["x"])" : "") +
+      R"(},"spec":{"poolRef":{"name":"a"},"resources":{"gpupool.io/gpu":)" + gpus + "}}}"));
+}
+
+void put_quota(runtime::Store<kube::Object>& store, const runtime::Store<kube::Object>::Ptr& q) {
+  store.upsert(kube::object_key(q->ns, q->name), q);
+}
+
+std::vector<std::string> namespaces_of(const std::vector<QuotaReader::Decoded>& quotas) {
+  std::vector<std::string> out;
+  for (const auto& q : quotas) out.push_back(q->metadata.namespace_);
+  return out;
+}
+
+TEST(QuotaReader, DecodesOnlyWhatWasWrittenSinceTheLastRead) {
+  runtime::Store<kube::Object> store;
+  put_quota(store, tenant_quota("t1", "10", "4"));
+  put_quota(store, tenant_quota("t2", "11", "2"));
+  QuotaReader reader;
+  auto first = reader.read(store);
+  EXPECT_EQ(namespaces_of(first), (std::vector<std::string>{"t1", "t2"}));
+  EXPECT_EQ(reader.decodes(), 2u);
+
+  auto again = reader.read(store);
+  EXPECT_EQ(reader.decodes(), 2u) << "nothing written: nothing decoded";
+  EXPECT_EQ(again[0].get(), first[0].get()) << "the same decoded quota, shared";
+
+  put_quota(store, tenant_quota("t2", "12", "6"));  // written: decoded again, as it is now
+  put_quota(store, tenant_quota("t3", "13", "1"));  // new
+  auto third = reader.read(store);
+  EXPECT_EQ(reader.decodes(), 4u);
+  ASSERT_EQ(namespaces_of(third), (std::vector<std::string>{"t1", "t2", "t3"}));
+  EXPECT_EQ(third[1]->spec.resources.at("gpupool.io/gpu").quantity.text(), "6");
+  EXPECT_EQ(third[0].get(), first[0].get());
+}
+
+TEST(QuotaReader, LeavesOutDeletedDeletingAndUnreadableQuotas) {
+  runtime::Store<kube::Object> store;
+  put_quota(store, tenant_quota("t1", "10", "4"));
+  put_quota(store, tenant_quota("t2", "11", "2", true));  // being deleted
+  put_quota(store, tenant_quota("t3", "12", R"("lots")"));  // not a quantity
+  QuotaReader reader;
+  EXPECT_EQ(namespaces_of(reader.read(store)), (std::vector<std::string>{"t1"}));
+  EXPECT_EQ(namespaces_of(reader.read(store)), (std::vector<std::string>{"t1"}));
+  EXPECT_EQ(reader.decodes(), 2u) << "the unreadable one is not decoded again at the same resourceVersion";
+
+  store.erase(kube::object_key("t1", "q"));
+  put_quota(store, tenant_quota("t3", "13", "3"));  // mended
+  EXPECT_EQ(namespaces_of(reader.read(store)), (std::vector<std::string>{"t3"}));
+  put_quota(store, tenant_quota("t1", "14", "4"));  // back under the same name: decoded afresh
+  EXPECT_EQ(namespaces_of(reader.read(store)), (std::vector<std::string>{"t1", "t3"}));
+  EXPECT_EQ(reader.decodes(), 4u);
 }
 
 }  // namespace
