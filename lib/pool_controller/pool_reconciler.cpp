@@ -65,8 +65,11 @@ std::string labels_json(const std::map<std::string, std::string>& labels) {
 
 // API writes one pool pass has in flight at once (labels, taints, GPUNode
 // specs, permissions: each on its own object). The client multiplexes them
-// over HTTP/2.
-constexpr std::size_t kWritesInFlight = 8;
+// over HTTP/2. A pass waits on its rounds of writes, not on its CPU: at
+// 5,000 nodes in pools of 250 (maxUnavailable 10 %: 25 withdrawals, then 25
+// grants), 8 at once made 8 rounds and passes of 1.47 s, one pool after
+// another, while the API server used about half of its 2 cores.
+constexpr std::size_t kWritesInFlight = 32;
 
 // Store indexes: which pools may still hold something on a Node (its pool
 // label "label:<pool>"; a pool's label field manager with labels applied,
