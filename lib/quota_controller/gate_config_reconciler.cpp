@@ -17,7 +17,8 @@ kube::ResourceRef admission_ref(const char* resource, const std::string& name) {
 
 runtime::Result GateConfigReconciler::reconcile(const runtime::Request&, std::stop_token) {
   std::vector<quota::ChargeableQuota> quotas;
-  for (const auto& q : quota_reader_.read(quotas_)) quotas.push_back(chargeable(*q));
+  // Woken by quotas' specs only (rarely): decoded afresh, none kept between passes.
+  for (const auto& q : QuotaReader().read(quotas_)) quotas.push_back(chargeable(*q));
   const auto covered = quota::covered_namespaces(quota::build_charge_map(std::move(quotas), read_namespaces(namespaces_), {}));
 
   kube::PatchOptions po;

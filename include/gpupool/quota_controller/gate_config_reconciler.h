@@ -12,7 +12,6 @@
 
 #include "gpupool/kube/client.h"
 #include "gpupool/kube/object.h"
-#include "gpupool/quota_controller/pool_view.h"
 #include "gpupool/runtime/controller.h"
 #include "gpupool/runtime/store.h"
 
@@ -36,7 +35,6 @@ class GateConfigReconciler : public runtime::Reconciler {
   runtime::Store<kube::Object>& quotas_;
   runtime::Store<kube::Object>& namespaces_;
   GateWebhook webhook_;
-  QuotaReader quota_reader_;
   std::string applied_webhook_, applied_policy_, applied_binding_;  // what was last written (a process cache)
 };
 
