@@ -145,6 +145,9 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
       [](std::string_view json) {
         auto pod = kube::project_pod(json);
         quota::drop_uncounted_resources(pod, quota::is_gpu_resource);
+        // The uid is read only while a pod waits at the gate (its Events name
+        // it), and gates are only ever removed: a pod without any never needs it.
+        if (pod.scheduling_gates.empty()) std::string().swap(pod.uid);
         return pod;
       }};
   auto pods = manager.informers().get<kube::PodProjection>({kube::core::pods(), "", "", ""}, {}, gpu_pods);

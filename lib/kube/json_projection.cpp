@@ -33,10 +33,36 @@ void parse(Stream& in, detail::ProjectionHandler<Stream>& handler, std::string_v
 
 }  // namespace
 
+const PodProjection::Rare& PodProjection::rare() const {
+  static const Rare kNone;
+  return rare_ ? *rare_ : kNone;
+}
+
+PodProjection::Rare& PodProjection::rare_mut() {
+  if (!rare_) {
+    rare_ = std::make_shared<Rare>();
+  } else if (rare_.use_count() > 1) {
+    rare_ = std::make_shared<Rare>(*rare_);
+  }
+  return *rare_;
+}
+
+void PodProjection::drop_empty_rare() {
+  if (rare_ && *rare_ == Rare{}) rare_.reset();
+}
+
+bool PodProjection::operator==(const PodProjection& other) const {
+  return ns == other.ns && name == other.name && uid == other.uid && resource_version == other.resource_version &&
+         node_name == other.node_name && phase == other.phase && priority == other.priority &&
+         deleting == other.deleting && created_ms == other.created_ms && containers == other.containers &&
+         scheduling_gates == other.scheduling_gates && rare() == other.rare();
+}
+
 PodProjection project_pod(std::string_view pod_json) {
   rapidjson::MemoryStream in(pod_json.data(), pod_json.size());
   MemoryHandler handler(MemoryHandler::Mode::Pod, in);
   parse(in, handler, "decoding a pod");
+  handler.pod().drop_empty_rare();
   return std::move(handler.pod());
 }
 

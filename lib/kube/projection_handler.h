@@ -16,12 +16,14 @@
 #include <rapidjson/reader.h>
 
 #include <charconv>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "gpupool/common/rfc3339.h"
 #include "gpupool/kube/json_projection.h"
 #include "sax_support.h"
 
@@ -126,6 +128,11 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
       case Slot::Quantity: (*quantities_)[entry_key_].assign(s, n); return true;
       case Slot::StringValue: (*strings_)[entry_key_].assign(s, n); return true;
       case Slot::DeletionTimestamp: pod_.deleting = true; return true;
+      case Slot::CreationTimestamp: {
+        const auto t = parse_rfc3339(std::string_view(s, n));
+        pod_.created_ms = t ? std::chrono::duration_cast<std::chrono::milliseconds>(t->time_since_epoch()).count() : 0;
+        return true;
+      }
       default: return wrong_type(slot, "a string");
     }
   }
@@ -192,7 +199,7 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
       case Slot::Status: stack_.push_back(Ctx::Status); return true;
       case Slot::Container:
       case Slot::InitContainer: {
-        auto& list = slot == Slot::Container ? pod_.containers : pod_.init_containers;
+        auto& list = slot == Slot::Container ? pod_.containers : pod_.rare_mut().init_containers;
         container_ = &list.emplace_back();
         stack_.push_back(Ctx::Container);
         return true;
@@ -204,11 +211,11 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
         stack_.push_back(Ctx::Quantities);
         return true;
       case Slot::Overhead:
-        quantities_ = &pod_.overhead;
+        quantities_ = &pod_.rare_mut().overhead;
         stack_.push_back(Ctx::Quantities);
         return true;
       case Slot::NodeSelector:
-        strings_ = &pod_.node_selector;
+        strings_ = &pod_.rare_mut().node_selector;
         stack_.push_back(Ctx::Strings);
         return true;
       case Slot::Gate:
@@ -216,8 +223,8 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
         stack_.push_back(Ctx::Gate);
         return true;
       case Slot::Claim:
-        pod_.resource_claims.emplace_back();
-        pod_.claim_sources.emplace_back();
+        pod_.rare_mut().resource_claims.emplace_back();
+        pod_.rare_mut().claim_sources.emplace_back();
         stack_.push_back(Ctx::Claim);
         return true;
       default: return wrong_type(slot, "an object");
@@ -236,6 +243,7 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
     const Ctx done = stack_.back();
     stack_.pop_back();
     if (done == Ctx::Pod && mode_ == Mode::PodList) {
+      pod_.drop_empty_rare();
       on_pod(std::move(pod_));
       pod_ = PodProjection{};
     }
@@ -311,12 +319,11 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
       case Slot::NodeName: return &pod_.node_name;
       case Slot::ContainerName: return &container_->name;
       case Slot::Phase: return &pod_.phase;
-      case Slot::CreationTimestamp: return &pod_.creation_timestamp;
       case Slot::RestartPolicy: return &container_->restart_policy;
       case Slot::GateName: return &pod_.scheduling_gates.back();
-      case Slot::ClaimName: return &pod_.resource_claims.back();
-      case Slot::ClaimSourceName: return &pod_.claim_sources.back().claim_name;
-      case Slot::ClaimTemplateName: return &pod_.claim_sources.back().template_name;
+      case Slot::ClaimName: return &pod_.rare_mut().resource_claims.back();
+      case Slot::ClaimSourceName: return &pod_.rare_mut().claim_sources.back().claim_name;
+      case Slot::ClaimTemplateName: return &pod_.rare_mut().claim_sources.back().template_name;
       default: return nullptr;
     }
   }

@@ -81,12 +81,12 @@ PodChargeResult charge_pod(const kube::PodProjection& pod, const ChargeMap& map,
     return out;
   }
 
-  const auto pinned = pod.node_selector.find(kPoolSelector);
+  const auto pinned = pod.rare().node_selector.find(kPoolSelector);
   std::string first_missing, first_quota;
   bool asked = false;  // whether any covering quota's pool counts anything the pod asks for
   for (const auto& key : covering->second) {
     const ChargeableQuota& q = map.quotas.at(key);
-    if (pinned != pod.node_selector.end() && pinned->second != q.pool) continue;
+    if (pinned != pod.rare().node_selector.end() && pinned->second != q.pool) continue;
     // The claims' devices as this pool's policy names them; other classes are not GPUs here.
     Amounts requests = container_requests;
     if (auto classes = map.device_classes.find(q.pool); classes != map.device_classes.end()) {

@@ -23,8 +23,8 @@ bool add_request(const rapidjson::Value& r, const std::string& claim, Amounts& o
 
 PodClaims pod_claims(const kube::PodProjection& pod, const ClaimLookup& lookup) {
   PodClaims out;
-  for (std::size_t i = 0; i < pod.claim_sources.size(); ++i) {
-    const auto& source = pod.claim_sources[i];
+  for (std::size_t i = 0; i < pod.rare().claim_sources.size(); ++i) {
+    const auto& source = pod.rare().claim_sources[i];
     const bool from_template = !source.template_name.empty();
     const std::string name = from_template ? source.template_name : source.claim_name;
     if (name.empty()) continue;  // neither set: the API server refuses such pods

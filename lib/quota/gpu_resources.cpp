@@ -46,8 +46,8 @@ bool is_gpu_resource(std::string_view resource) {
 
 bool requests_gpu(const kube::PodProjection& pod) {
   return std::any_of(pod.containers.begin(), pod.containers.end(), container_names_gpu) ||
-         std::any_of(pod.init_containers.begin(), pod.init_containers.end(), container_names_gpu) ||
-         !pod.resource_claims.empty();
+         std::any_of(pod.rare().init_containers.begin(), pod.rare().init_containers.end(), container_names_gpu) ||
+         !pod.rare().resource_claims.empty();
 }
 
 std::string gpu_request_cel() {

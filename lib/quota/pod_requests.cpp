@@ -57,8 +57,8 @@ PodRequests pod_requests(const kube::PodProjection& pod, const Counted& counted)
                                      out.problems));
   }
   Amounts init_max, sidecars;
-  for (std::size_t i = 0; i < pod.init_containers.size(); ++i) {
-    const auto& c = pod.init_containers[i];
+  for (std::size_t i = 0; i < pod.rare().init_containers.size(); ++i) {
+    const auto& c = pod.rare().init_containers[i];
     Amounts r = container_requests(c, "spec.initContainers[" + std::to_string(i) + "]", counted, out.problems);
     if (c.restart_policy == "Always") {
       add_into(sum, r);  // a sidecar runs beside the containers
@@ -70,7 +70,7 @@ PodRequests pod_requests(const kube::PodProjection& pod, const Counted& counted)
     }
   }
   max_into(sum, init_max);
-  add_into(sum, quantities(pod.overhead, "spec.overhead", counted, out.problems));
+  add_into(sum, quantities(pod.rare().overhead, "spec.overhead", counted, out.problems));
   for (const auto& [r, v] : sum) {
     if (v > 0) out.requests[r] = v;
   }
@@ -83,8 +83,10 @@ void drop_uncounted_resources(kube::PodProjection& pod, const Counted& counted) 
     std::erase_if(c.limits, [&](const auto& entry) { return !counted(entry.first) || c.requests.contains(entry.first); });
   };
   for (auto& c : pod.containers) trim(c);
-  for (auto& c : pod.init_containers) trim(c);
-  std::erase_if(pod.overhead, [&](const auto& entry) { return !counted(entry.first); });
+  if (pod.rare().init_containers.empty() && pod.rare().overhead.empty()) return;  // no copy of shared rare fields
+  auto& rare = pod.rare_mut();
+  for (auto& c : rare.init_containers) trim(c);
+  std::erase_if(rare.overhead, [&](const auto& entry) { return !counted(entry.first); });
 }
 
 }  // namespace gpupool::quota

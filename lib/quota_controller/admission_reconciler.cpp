@@ -27,12 +27,6 @@ constexpr std::size_t kRequestsInFlight = 8;
 using Doc = rapidjson::Document;
 using runtime::Result;
 
-std::int64_t created_ms(const std::string& text) {
-  auto t = api::Time::parse(text);
-  if (!t) return 0;
-  return std::chrono::duration_cast<std::chrono::milliseconds>(t.value->time().time_since_epoch()).count();
-}
-
 std::string quoted(const std::string& s) {
   Doc d;
   rapidjson::Value v(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), d.GetAllocator());
@@ -79,7 +73,7 @@ bool AdmissionReconciler::forget_locked(const std::string& key) {
 }
 
 quota::PodClaims AdmissionReconciler::claims_of(const kube::PodProjection& pod) const {
-  if (pod.resource_claims.empty()) return {};
+  if (pod.rare().resource_claims.empty()) return {};
   if (!stores_.claims || !stores_.claim_templates) {
     return {{}, "the API server does not serve resource.k8s.io/v1 to this controller: DRA claims cannot be counted"};
   }
@@ -105,16 +99,16 @@ bool AdmissionReconciler::observe_locked(const kube::PodProjection& pod) {
     Pending p;
     p.uid = pod.uid;
     p.priority = pod.priority.value_or(0);
-    p.created_ms = created_ms(pod.creation_timestamp);
+    p.created_ms = pod.created_ms;
     p.gates = pod.scheduling_gates;
-    p.node_selector = pod.node_selector;
+    p.node_selector = pod.rare().node_selector;
     p.charge = result.charge;
     p.devices = result.devices;
     p.pool = result.pool;
     p.why_not = result.why_not;
     // Covered, and asking for something a quota charges (a request of 0 GPUs charges nothing: let it go).
     p.covered = map_.covered(pod.ns) && (result.charge || !result.why_not.empty());
-    p.has_claims = !pod.resource_claims.empty();
+    p.has_claims = !pod.rare().resource_claims.empty();
     auto it = pending_.find(key);
     if (it == pending_.end() || !(it->second == p)) {
       pending_[key] = std::move(p);
@@ -475,7 +469,7 @@ std::vector<quota::RunningPod> AdmissionReconciler::running_pods(const std::func
       continue;
     }
     out.push_back({kube::object_key(pod->ns, pod->name), r.charge->quota, pod->priority.value_or(0),
-                   created_ms(pod->creation_timestamp), r.charge->charge, r.devices});
+                   pod->created_ms, r.charge->charge, r.devices});
   }
   return out;
 }

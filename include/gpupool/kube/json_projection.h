@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,7 +15,8 @@ namespace gpupool::kube {
 
 // The pod fields controllers read: what the pod store keeps per pod. Only
 // fields some reader needs belong here (a cluster holds ~150,000 pods);
-// labels and owner references are skipped.
+// labels and owner references are skipped. Fields most pods leave unset live
+// apart (Rare), so that a pod without them pays one pointer for all of them.
 struct PodProjection {
   struct Container {
     std::string name;
@@ -23,6 +25,20 @@ struct PodProjection {
     std::string restart_policy;  // restartPolicy: "Always" on an init container makes it a sidecar
     bool operator==(const Container&) const = default;
   };
+  struct ClaimSource {           // where a resource claim comes from (one set, or none)
+    std::string claim_name;     // resourceClaimName: an existing ResourceClaim
+    std::string template_name;  // resourceClaimTemplateName: a claim made per pod from this template
+    bool operator==(const ClaimSource&) const = default;
+  };
+  struct Rare {
+    std::vector<Container> init_containers;            // spec.initContainers
+    std::map<std::string, std::string> node_selector;  // spec.nodeSelector
+    std::map<std::string, std::string> overhead;       // spec.overhead: resource name -> quantity text
+    std::vector<std::string> resource_claims;          // spec.resourceClaims[].name (DRA), in order
+    std::vector<ClaimSource> claim_sources;            // one per resource_claims entry, same order
+    bool operator==(const Rare&) const = default;
+  };
+
   std::string ns;
   std::string name;
   std::string uid;
@@ -30,21 +46,26 @@ struct PodProjection {
   std::string node_name;  // spec.nodeName
   std::string phase;      // status.phase
   std::optional<int32_t> priority;  // spec.priority
-  std::vector<Container> containers;       // spec.containers
-  std::vector<Container> init_containers;  // spec.initContainers
-  bool deleting = false;                   // metadata.deletionTimestamp set
-  std::string creation_timestamp;          // metadata.creationTimestamp, RFC 3339 text as served
-  std::vector<std::string> scheduling_gates;         // spec.schedulingGates[].name, in order
-  std::map<std::string, std::string> node_selector;  // spec.nodeSelector
-  std::map<std::string, std::string> overhead;       // spec.overhead: resource name -> quantity text
-  std::vector<std::string> resource_claims;          // spec.resourceClaims[].name (DRA), in order
-  struct ClaimSource {                              // where each of them comes from (one set, or none)
-    std::string claim_name;     // resourceClaimName: an existing ResourceClaim
-    std::string template_name;  // resourceClaimTemplateName: a claim made per pod from this template
-    bool operator==(const ClaimSource&) const = default;
-  };
-  std::vector<ClaimSource> claim_sources;  // one per resource_claims entry, same order
-  bool operator==(const PodProjection&) const = default;
+  bool deleting = false;            // metadata.deletionTimestamp set
+  // metadata.creationTimestamp in milliseconds since the epoch; 0 when
+  // absent or not RFC 3339 (the API server always sets it).
+  int64_t created_ms = 0;
+  std::vector<Container> containers;         // spec.containers
+  std::vector<std::string> scheduling_gates;  // spec.schedulingGates[].name, in order
+
+  // The rare fields, empty ones when none is set.
+  const Rare& rare() const;
+  // For writing them: allocated on first use, and copied first when another
+  // projection shares them (copies share until one writes).
+  Rare& rare_mut();
+  // Gives up the rare fields' allocation when they are all empty again.
+  void drop_empty_rare();
+
+  // The rare fields compare by value, allocated or not.
+  bool operator==(const PodProjection& other) const;
+
+ private:
+  std::shared_ptr<Rare> rare_;  // null: all empty
 };
 
 // Decodes one pod object. Throws DecodeError on malformed JSON, or when a field

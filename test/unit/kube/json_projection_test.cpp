@@ -120,15 +120,15 @@ PodProjection expected_pod() {
        ""},
       {"sidecar", {}, {}, ""},
   };
-  p.init_containers = {{"fetch-dataset", {{"cpu", "100m"}, {"memory", "64Mi"}}, {}, ""},
+  p.rare_mut().init_containers = {{"fetch-dataset", {{"cpu", "100m"}, {"memory", "64Mi"}}, {}, ""},
                        {"log-shipper", {}, {{"memory", "128Mi"}}, "Always"}};
   p.deleting = false;
-  p.creation_timestamp = "2024-05-01T09:59:12Z";
+  p.created_ms = 1714557552000;  // 2024-05-01T09:59:12Z
   p.scheduling_gates = {"gpupool.io/quota", "example.com/wait-for-data"};
-  p.node_selector = {{"gpupool.io/pool", "a100-pool"}, {"kubernetes.io/os", "linux"}};
-  p.overhead = {{"cpu", "250m"}, {"nvidia.com/gpu", "0"}};
-  p.resource_claims = {"gpu", "nic"};
-  p.claim_sources = {{"", "a100-template"}, {"shared-nic", ""}};
+  p.rare_mut().node_selector = {{"gpupool.io/pool", "a100-pool"}, {"kubernetes.io/os", "linux"}};
+  p.rare_mut().overhead = {{"cpu", "250m"}, {"nvidia.com/gpu", "0"}};
+  p.rare_mut().resource_claims = {"gpu", "nic"};
+  p.rare_mut().claim_sources = {{"", "a100-template"}, {"shared-nic", ""}};
   return p;
 }
 
@@ -151,29 +151,31 @@ TEST(ProjectPod, ReadsTheWantedFieldsAndIgnoresLookalikes) {
   EXPECT_EQ(p.containers[0].name, "main");
   EXPECT_EQ(p.containers[0].requests.at("ephemeral-storage"), "1.5e9");  // a number keeps its text
   EXPECT_EQ(p.scheduling_gates, (std::vector<std::string>{"gpupool.io/quota", "example.com/wait-for-data"}));
-  EXPECT_EQ(p.resource_claims, (std::vector<std::string>{"gpu", "nic"}));
-  ASSERT_EQ(p.init_containers.size(), 2u);
-  EXPECT_EQ(p.init_containers[1].restart_policy, "Always");
-  EXPECT_EQ(p.overhead.at("nvidia.com/gpu"), "0");
+  EXPECT_EQ(p.rare().resource_claims, (std::vector<std::string>{"gpu", "nic"}));
+  ASSERT_EQ(p.rare().init_containers.size(), 2u);
+  EXPECT_EQ(p.rare().init_containers[1].restart_policy, "Always");
+  EXPECT_EQ(p.rare().overhead.at("nvidia.com/gpu"), "0");
 }
 
 TEST(ProjectPod, EachNewerFieldAlone) {
   PodProjection p = project_pod(R"({"metadata":{"creationTimestamp":"2024-05-01T09:59:12.5+02:00"}})");
-  EXPECT_EQ(p.creation_timestamp, "2024-05-01T09:59:12.5+02:00");
+  EXPECT_EQ(p.created_ms, 1714550352500);  // 07:59:12.5 UTC
+  p = project_pod(R"({"metadata":{"creationTimestamp":"yesterday"}})");
+  EXPECT_EQ(p.created_ms, 0);  // unreadable reads as unset
   p = project_pod(R"({"spec":{"schedulingGates":[{"name":"z"},{"name":"a"},{"name":"z"}]}})");
   EXPECT_EQ(p.scheduling_gates, (std::vector<std::string>{"z", "a", "z"}));  // in order, as served
   p = project_pod(R"({"spec":{"nodeSelector":{"gpupool.io/pool":"p"}}})");
-  EXPECT_EQ(p.node_selector, (std::map<std::string, std::string>{{"gpupool.io/pool", "p"}}));
+  EXPECT_EQ(p.rare().node_selector, (std::map<std::string, std::string>{{"gpupool.io/pool", "p"}}));
   p = project_pod(R"({"spec":{"overhead":{"cpu":"250m","memory":120}}})");
-  EXPECT_EQ(p.overhead, (std::map<std::string, std::string>{{"cpu", "250m"}, {"memory", "120"}}));
+  EXPECT_EQ(p.rare().overhead, (std::map<std::string, std::string>{{"cpu", "250m"}, {"memory", "120"}}));
   p = project_pod(R"({"spec":{"containers":[{"name":"a","restartPolicy":"Always"}],
                              "initContainers":[{"name":"s","restartPolicy":"Always"},{"name":"i"}]}})");
   EXPECT_EQ(p.containers[0].restart_policy, "Always");
-  EXPECT_EQ(p.init_containers[0].restart_policy, "Always");
-  EXPECT_EQ(p.init_containers[1].restart_policy, "");
+  EXPECT_EQ(p.rare().init_containers[0].restart_policy, "Always");
+  EXPECT_EQ(p.rare().init_containers[1].restart_policy, "");
   p = project_pod(R"({"spec":{"resourceClaims":[{"name":"b","resourceClaimName":"x"},{"name":"a","resourceClaimTemplateName":"t"}]}})");
-  EXPECT_EQ(p.resource_claims, (std::vector<std::string>{"b", "a"}));
-  EXPECT_EQ(p.claim_sources, (std::vector<PodProjection::ClaimSource>{{"x", ""}, {"", "t"}}));
+  EXPECT_EQ(p.rare().resource_claims, (std::vector<std::string>{"b", "a"}));
+  EXPECT_EQ(p.rare().claim_sources, (std::vector<PodProjection::ClaimSource>{{"x", ""}, {"", "t"}}));
 }
 
 TEST(ProjectPod, UnknownFieldsInsideNewerFieldsAreSkipped) {
@@ -182,7 +184,7 @@ TEST(ProjectPod, UnknownFieldsInsideNewerFieldsAreSkipped) {
       "resourceClaims":[{"source":{"name":"no","resourceClaims":[{"name":"no"}]},"name":"yes","w":[[{"name":"no"}]]}],
       "containers":[{"name":"c","resources":{"claims":[{"name":"no"}]},"lifecycle":{"restartPolicy":"no"}}]}})");
   EXPECT_EQ(p.scheduling_gates, std::vector<std::string>{"yes"});
-  EXPECT_EQ(p.resource_claims, std::vector<std::string>{"yes"});
+  EXPECT_EQ(p.rare().resource_claims, std::vector<std::string>{"yes"});
   ASSERT_EQ(p.containers.size(), 1u);
   EXPECT_EQ(p.containers[0].restart_policy, "");
 }
@@ -201,9 +203,27 @@ TEST(ProjectPod, NullNewerFieldsAreAbsent) {
       "spec":{"schedulingGates":[null,{"name":null},{"name":"g"}],"nodeSelector":{"k":null},
               "overhead":{"cpu":null},"resourceClaims":[null,{"name":"c"}]}})");
   EXPECT_EQ(p.scheduling_gates, (std::vector<std::string>{"", "g"}));
-  EXPECT_TRUE(p.node_selector.empty());
-  EXPECT_TRUE(p.overhead.empty());
-  EXPECT_EQ(p.resource_claims, std::vector<std::string>{"c"});
+  EXPECT_TRUE(p.rare().node_selector.empty());
+  EXPECT_TRUE(p.rare().overhead.empty());
+  EXPECT_EQ(p.rare().resource_claims, std::vector<std::string>{"c"});
+}
+
+// The rare fields cost one pointer when unset: an empty nodeSelector or
+// overhead leaves none allocated, and a copy shares them until one writes.
+TEST(ProjectPod, RareFieldsAreAllocatedOnlyWhenSetAndCopiedOnWrite) {
+  const PodProjection empty = project_pod(R"({"spec":{"nodeSelector":{},"overhead":{},"initContainers":[]}})");
+  EXPECT_EQ(empty, PodProjection{});
+  EXPECT_EQ(&empty.rare(), &PodProjection{}.rare());  // the shared empty one
+
+  const PodProjection original = project_pod(R"({"spec":{"nodeSelector":{"k":"v"}}})");
+  PodProjection copy = original;
+  EXPECT_EQ(&copy.rare(), &original.rare());
+  copy.rare_mut().node_selector["k"] = "changed";
+  EXPECT_EQ(original.rare().node_selector.at("k"), "v");
+  EXPECT_NE(copy, original);
+  copy.rare_mut().node_selector.clear();
+  copy.drop_empty_rare();
+  EXPECT_EQ(&copy.rare(), &PodProjection{}.rare());
 }
 
 // Labels and owners are read by no reconciler: the store does not keep them
@@ -376,25 +396,25 @@ TEST(ProjectPodList, ItemsDoNotLeakIntoEachOther) {
   // The newer fields, list by list: each pod keeps its own.
   pods.clear();
   project_pod_list(R"({"items":[
-      {"metadata":{"creationTimestamp":"t1","labels":{"a":"1"}},
+      {"metadata":{"creationTimestamp":"1970-01-01T00:00:01Z","labels":{"a":"1"}},
        "spec":{"schedulingGates":[{"name":"g1"}],"nodeSelector":{"n":"1"},"overhead":{"cpu":"1"},
                "resourceClaims":[{"name":"c1"}],"initContainers":[{"name":"s","restartPolicy":"Always"}]}},
       {"metadata":{"labels":{"b":"2"}},"spec":{"resourceClaims":[{"name":"c2"}],"initContainers":[{"name":"i"}]}}]})",
                    [&](PodProjection&& p) { pods.push_back(std::move(p)); });
   ASSERT_EQ(pods.size(), 2u);
   PodProjection first;
-  first.creation_timestamp = "t1";
+  first.created_ms = 1000;
   first.scheduling_gates = {"g1"};
-  first.node_selector = {{"n", "1"}};
-  first.overhead = {{"cpu", "1"}};
-  first.resource_claims = {"c1"};
-  first.claim_sources = {{}};
-  first.init_containers = {{"s", {}, {}, "Always"}};
+  first.rare_mut().node_selector = {{"n", "1"}};
+  first.rare_mut().overhead = {{"cpu", "1"}};
+  first.rare_mut().resource_claims = {"c1"};
+  first.rare_mut().claim_sources = {{}};
+  first.rare_mut().init_containers = {{"s", {}, {}, "Always"}};
   EXPECT_EQ(pods[0], first);
   PodProjection second;
-  second.resource_claims = {"c2"};
-  second.claim_sources = {{}};
-  second.init_containers = {{"i", {}, {}, ""}};
+  second.rare_mut().resource_claims = {"c2"};
+  second.rare_mut().claim_sources = {{}};
+  second.rare_mut().init_containers = {{"i", {}, {}, ""}};
   EXPECT_EQ(pods[1], second);
 }
 

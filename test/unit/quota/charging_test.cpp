@@ -56,7 +56,7 @@ TEST(Charging, ChargesTheFirstQuotaThatCountsTheResources) {
     std::string why_not;
   };
   auto pinned = [](kube::PodProjection p, const std::string& pool) {
-    p.node_selector[kPoolSelector] = pool;
+    p.rare_mut().node_selector[kPoolSelector] = pool;
     return p;
   };
   auto phase = [](kube::PodProjection p, const std::string& ph) {

@@ -42,8 +42,8 @@ kube::PodProjection pod_with(std::vector<kube::PodProjection::ClaimSource> sourc
   p.phase = "Pending";
   p.scheduling_gates = {kQuotaGate};
   p.containers.emplace_back();
-  for (std::size_t i = 0; i < sources.size(); ++i) p.resource_claims.push_back("c" + std::to_string(i));
-  p.claim_sources = std::move(sources);
+  for (std::size_t i = 0; i < sources.size(); ++i) p.rare_mut().resource_claims.push_back("c" + std::to_string(i));
+  p.rare_mut().claim_sources = std::move(sources);
   return p;
 }
 

@@ -88,10 +88,10 @@ TEST(DropUncountedResources, KeepsCountedResourcesAndLimitsWithoutARequest) {
   ASSERT_EQ(pod.containers.size(), 1u);
   EXPECT_EQ(pod.containers[0].requests, (Map{{"nvidia.com/gpu", "1"}}));
   EXPECT_EQ(pod.containers[0].limits, Map{}) << "the request names it";
-  ASSERT_EQ(pod.init_containers.size(), 1u);
-  EXPECT_EQ(pod.init_containers[0].requests, Map{});
-  EXPECT_EQ(pod.init_containers[0].limits, (Map{{"amd.com/gpu", "1"}})) << "no request names it";
-  EXPECT_EQ(pod.overhead, (Map{{"nvidia.com/gpu", "0"}}));
+  ASSERT_EQ(pod.rare().init_containers.size(), 1u);
+  EXPECT_EQ(pod.rare().init_containers[0].requests, Map{});
+  EXPECT_EQ(pod.rare().init_containers[0].limits, (Map{{"amd.com/gpu", "1"}})) << "no request names it";
+  EXPECT_EQ(pod.rare().overhead, (Map{{"nvidia.com/gpu", "0"}}));
 }
 
 // The controller's pod store filters on requests_gpu after dropping.
