@@ -33,6 +33,23 @@ void parse(Stream& in, detail::ProjectionHandler<Stream>& handler, std::string_v
 
 }  // namespace
 
+const std::string* find_quantity(const PodProjection::Quantities& quantities, std::string_view resource) {
+  for (const auto& [name, text] : quantities) {
+    if (name == resource) return &text;
+  }
+  return nullptr;
+}
+
+PodPhase parse_pod_phase(std::string_view text) {
+  if (text.empty()) return PodPhase::unset;
+  if (text == "Pending") return PodPhase::pending;
+  if (text == "Running") return PodPhase::running;
+  if (text == "Succeeded") return PodPhase::succeeded;
+  if (text == "Failed") return PodPhase::failed;
+  if (text == "Unknown") return PodPhase::unknown;
+  return PodPhase::other;
+}
+
 const PodProjection::Rare& PodProjection::rare() const {
   static const Rare kNone;
   return rare_ ? *rare_ : kNone;

@@ -125,9 +125,10 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
     }
     switch (slot) {
       case Slot::None: return true;
-      case Slot::Quantity: (*quantities_)[entry_key_].assign(s, n); return true;
+      case Slot::Quantity: set_quantity(std::string(s, n)); return true;
       case Slot::StringValue: (*strings_)[entry_key_].assign(s, n); return true;
       case Slot::DeletionTimestamp: pod_.deleting = true; return true;
+      case Slot::Phase: pod_.phase = parse_pod_phase(std::string_view(s, n)); return true;
       case Slot::CreationTimestamp: {
         const auto t = parse_rfc3339(std::string_view(s, n));
         pod_.created_ms = t ? std::chrono::duration_cast<std::chrono::milliseconds>(t->time_since_epoch()).count() : 0;
@@ -143,7 +144,7 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
     Slot slot = take();
     switch (slot) {
       case Slot::None: return true;
-      case Slot::Quantity: (*quantities_)[entry_key_].assign(s, n); return true;
+      case Slot::Quantity: set_quantity(std::string(s, n)); return true;
       case Slot::Priority: {
         int32_t value = 0;
         auto [end, ec] = std::from_chars(s, s + n, value);
@@ -308,6 +309,17 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
     }
   }
 
+  // A key served twice keeps its last value, as a map would.
+  void set_quantity(std::string value) {
+    for (auto& [name, text] : *quantities_) {
+      if (name == entry_key_) {
+        text = std::move(value);
+        return;
+      }
+    }
+    quantities_->emplace_back(entry_key_, std::move(value));
+  }
+
   std::string* string_target(Slot slot) {
     switch (slot) {
       case Slot::ListResourceVersion: return &meta_.resource_version;
@@ -318,7 +330,6 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
       case Slot::ResourceVersion: return &pod_.resource_version;
       case Slot::NodeName: return &pod_.node_name;
       case Slot::ContainerName: return &container_->name;
-      case Slot::Phase: return &pod_.phase;
       case Slot::RestartPolicy: return &container_->restart_policy;
       case Slot::GateName: return &pod_.scheduling_gates.back();
       case Slot::ClaimName: return &pod_.rare_mut().resource_claims.back();
@@ -416,7 +427,7 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
   PodProjection pod_;
   ListMeta meta_;
   PodProjection::Container* container_ = nullptr;           // the container being read
-  std::map<std::string, std::string>* quantities_ = nullptr;  // requests, limits or overhead being read
+  PodProjection::Quantities* quantities_ = nullptr;           // requests, limits or overhead being read
   std::map<std::string, std::string>* strings_ = nullptr;     // nodeSelector being read
   std::string entry_key_;                                     // key of the quantity or string being read
   bool raw_item_ = false;

@@ -71,7 +71,7 @@ bool gated(const kube::PodProjection& pod) {
 PodChargeResult charge_pod(const kube::PodProjection& pod, const ChargeMap& map, bool assumed_admitted,
                            const PodClaims& claims) {
   PodChargeResult out;
-  if (pod.phase == "Succeeded" || pod.phase == "Failed") return out;
+  if (kube::terminal(pod.phase)) return out;
   const auto covering = map.covering.find(pod.ns);
   if (covering == map.covering.end()) return out;
   const Amounts container_requests = pod_requests(pod, is_gpu_resource).requests;

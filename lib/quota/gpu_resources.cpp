@@ -20,7 +20,7 @@ constexpr Rule kRules[] = {
     {"gpupool.io/gpu", false},
 };
 
-bool names_gpu(const std::map<std::string, std::string>& quantities) {
+bool names_gpu(const kube::PodProjection::Quantities& quantities) {
   return std::any_of(quantities.begin(), quantities.end(), [](const auto& q) { return is_gpu_resource(q.first); });
 }
 

@@ -11,7 +11,7 @@ namespace gpupool::quota {
 namespace {
 
 using Counted = std::function<bool(std::string_view)>;
-using Quantities = std::map<std::string, std::string>;
+using Quantities = kube::PodProjection::Quantities;
 
 void add_into(Amounts& into, const Amounts& more) {
   for (const auto& [r, v] : more) into[r] += v;
@@ -80,13 +80,19 @@ PodRequests pod_requests(const kube::PodProjection& pod, const Counted& counted)
 void drop_uncounted_resources(kube::PodProjection& pod, const Counted& counted) {
   auto trim = [&](kube::PodProjection::Container& c) {
     std::erase_if(c.requests, [&](const auto& entry) { return !counted(entry.first); });
-    std::erase_if(c.limits, [&](const auto& entry) { return !counted(entry.first) || c.requests.contains(entry.first); });
+    std::erase_if(c.limits,
+                  [&](const auto& entry) { return !counted(entry.first) || kube::find_quantity(c.requests, entry.first); });
+    // What is kept stays in the store: give back what the dropped entries held.
+    c.requests.shrink_to_fit();
+    c.limits.shrink_to_fit();
   };
   for (auto& c : pod.containers) trim(c);
+  pod.containers.shrink_to_fit();
   if (pod.rare().init_containers.empty() && pod.rare().overhead.empty()) return;  // no copy of shared rare fields
   auto& rare = pod.rare_mut();
   for (auto& c : rare.init_containers) trim(c);
   std::erase_if(rare.overhead, [&](const auto& entry) { return !counted(entry.first); });
+  rare.overhead.shrink_to_fit();
 }
 
 }  // namespace gpupool::quota

@@ -94,7 +94,7 @@ bool AdmissionReconciler::observe_locked(const kube::PodProjection& pod) {
                                                                                           result.charge->state})
                                       : std::nullopt);
 
-  const bool terminal = pod.phase == "Succeeded" || pod.phase == "Failed";
+  const bool terminal = kube::terminal(pod.phase);
   if (is_gated && !assumed && !terminal && !pod.deleting && quota::requests_gpu(pod)) {
     Pending p;
     p.uid = pod.uid;

@@ -9,19 +9,29 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpupool::kube {
+
+// status.phase; `other` for a value Kubernetes does not define.
+enum class PodPhase : std::uint8_t { unset, pending, running, succeeded, failed, unknown, other };
+PodPhase parse_pod_phase(std::string_view text);
+// Succeeded or Failed: the pod's containers have stopped for good.
+inline bool terminal(PodPhase p) { return p == PodPhase::succeeded || p == PodPhase::failed; }
 
 // The pod fields controllers read: what the pod store keeps per pod. Only
 // fields some reader needs belong here (a cluster holds ~150,000 pods);
 // labels and owner references are skipped. Fields most pods leave unset live
 // apart (Rare), so that a pod without them pays one pointer for all of them.
 struct PodProjection {
+  // Resource name -> quantity text, in the order served, each name once (a
+  // vector: a map's node per entry cost more than the rest of a GPU pod).
+  using Quantities = std::vector<std::pair<std::string, std::string>>;
   struct Container {
     std::string name;
-    std::map<std::string, std::string> requests;  // resource name -> quantity text
-    std::map<std::string, std::string> limits;
+    Quantities requests;
+    Quantities limits;
     std::string restart_policy;  // restartPolicy: "Always" on an init container makes it a sidecar
     bool operator==(const Container&) const = default;
   };
@@ -33,7 +43,7 @@ struct PodProjection {
   struct Rare {
     std::vector<Container> init_containers;            // spec.initContainers
     std::map<std::string, std::string> node_selector;  // spec.nodeSelector
-    std::map<std::string, std::string> overhead;       // spec.overhead: resource name -> quantity text
+    Quantities overhead;                                // spec.overhead
     std::vector<std::string> resource_claims;          // spec.resourceClaims[].name (DRA), in order
     std::vector<ClaimSource> claim_sources;            // one per resource_claims entry, same order
     bool operator==(const Rare&) const = default;
@@ -44,9 +54,9 @@ struct PodProjection {
   std::string uid;
   std::string resource_version;
   std::string node_name;  // spec.nodeName
-  std::string phase;      // status.phase
   std::optional<int32_t> priority;  // spec.priority
   bool deleting = false;            // metadata.deletionTimestamp set
+  PodPhase phase = PodPhase::unset;  // status.phase
   // metadata.creationTimestamp in milliseconds since the epoch; 0 when
   // absent or not RFC 3339 (the API server always sets it).
   int64_t created_ms = 0;
@@ -67,6 +77,9 @@ struct PodProjection {
  private:
   std::shared_ptr<Rare> rare_;  // null: all empty
 };
+
+// The quantity text `quantities` holds for `resource`, or null.
+const std::string* find_quantity(const PodProjection::Quantities& quantities, std::string_view resource);
 
 // Decodes one pod object. Throws DecodeError on malformed JSON, or when a field
 // read here has the wrong type (null counts as absent). Other fields are

@@ -17,7 +17,7 @@ kube::PodProjection pod_on(const std::string& node, const std::string& resource)
   p.node_name = node;
   kube::PodProjection::Container c;
   c.name = "main";
-  if (!resource.empty()) c.limits[resource] = "1";
+  if (!resource.empty()) c.limits.emplace_back(resource, "1");
   p.containers.push_back(c);
   return p;
 }

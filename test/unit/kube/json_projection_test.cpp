@@ -111,7 +111,7 @@ PodProjection expected_pod() {
   p.uid = "0b3c1d2e-5f60-4a7b-8c9d-0e1f2a3b4c5d";
   p.resource_version = "884213";
   p.node_name = "gpu-node-12";
-  p.phase = "Running";
+  p.phase = PodPhase::running;
   p.priority = 1000000;
   p.containers = {
       {"main",
@@ -132,6 +132,11 @@ PodProjection expected_pod() {
   return p;
 }
 
+std::string quantity(const PodProjection::Quantities& q, std::string_view resource) {
+  const std::string* text = find_quantity(q, resource);
+  return text ? *text : "<absent>";
+}
+
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
@@ -149,12 +154,12 @@ TEST(ProjectPod, ReadsTheWantedFieldsAndIgnoresLookalikes) {
   EXPECT_EQ(p.node_name, "gpu-node-12");
   ASSERT_EQ(p.containers.size(), 2u);
   EXPECT_EQ(p.containers[0].name, "main");
-  EXPECT_EQ(p.containers[0].requests.at("ephemeral-storage"), "1.5e9");  // a number keeps its text
+  EXPECT_EQ(quantity(p.containers[0].requests, "ephemeral-storage"), "1.5e9");  // a number keeps its text
   EXPECT_EQ(p.scheduling_gates, (std::vector<std::string>{"gpupool.io/quota", "example.com/wait-for-data"}));
   EXPECT_EQ(p.rare().resource_claims, (std::vector<std::string>{"gpu", "nic"}));
   ASSERT_EQ(p.rare().init_containers.size(), 2u);
   EXPECT_EQ(p.rare().init_containers[1].restart_policy, "Always");
-  EXPECT_EQ(p.rare().overhead.at("nvidia.com/gpu"), "0");
+  EXPECT_EQ(quantity(p.rare().overhead, "nvidia.com/gpu"), "0");
 }
 
 TEST(ProjectPod, EachNewerFieldAlone) {
@@ -167,7 +172,7 @@ TEST(ProjectPod, EachNewerFieldAlone) {
   p = project_pod(R"({"spec":{"nodeSelector":{"gpupool.io/pool":"p"}}})");
   EXPECT_EQ(p.rare().node_selector, (std::map<std::string, std::string>{{"gpupool.io/pool", "p"}}));
   p = project_pod(R"({"spec":{"overhead":{"cpu":"250m","memory":120}}})");
-  EXPECT_EQ(p.rare().overhead, (std::map<std::string, std::string>{{"cpu", "250m"}, {"memory", "120"}}));
+  EXPECT_EQ(p.rare().overhead, (PodProjection::Quantities{{"cpu", "250m"}, {"memory", "120"}}));
   p = project_pod(R"({"spec":{"containers":[{"name":"a","restartPolicy":"Always"}],
                              "initContainers":[{"name":"s","restartPolicy":"Always"},{"name":"i"}]}})");
   EXPECT_EQ(p.containers[0].restart_policy, "Always");
@@ -206,6 +211,36 @@ TEST(ProjectPod, NullNewerFieldsAreAbsent) {
   EXPECT_TRUE(p.rare().node_selector.empty());
   EXPECT_TRUE(p.rare().overhead.empty());
   EXPECT_EQ(p.rare().resource_claims, std::vector<std::string>{"c"});
+}
+
+// Quantities keep the order served; a name served twice keeps its last
+// value, as a map would (the API server never sends one twice).
+TEST(ProjectPod, QuantitiesInOrderServedLastValueWins) {
+  const PodProjection p = project_pod(R"({"spec":{"containers":[{"resources":{
+      "requests":{"nvidia.com/gpu":"1","cpu":"2","nvidia.com/gpu":"3"},"limits":{"b":"1","a":"2"}}}]}})");
+  ASSERT_EQ(p.containers.size(), 1u);
+  EXPECT_EQ(p.containers[0].requests, (PodProjection::Quantities{{"nvidia.com/gpu", "3"}, {"cpu", "2"}}));
+  EXPECT_EQ(p.containers[0].limits, (PodProjection::Quantities{{"b", "1"}, {"a", "2"}}));
+  EXPECT_EQ(quantity(p.containers[0].limits, "a"), "2");
+  EXPECT_EQ(quantity(p.containers[0].limits, "c"), "<absent>");
+}
+
+TEST(ProjectPod, PhaseAsServed) {
+  const std::pair<const char*, PodPhase> cases[] = {
+      {R"({})", PodPhase::unset},
+      {R"({"status":{"phase":null}})", PodPhase::unset},
+      {R"({"status":{"phase":"Pending"}})", PodPhase::pending},
+      {R"({"status":{"phase":"Running"}})", PodPhase::running},
+      {R"({"status":{"phase":"Succeeded"}})", PodPhase::succeeded},
+      {R"({"status":{"phase":"Failed"}})", PodPhase::failed},
+      {R"({"status":{"phase":"Unknown"}})", PodPhase::unknown},
+      {R"({"status":{"phase":"running"}})", PodPhase::other},  // case matters, as in Kubernetes
+  };
+  for (const auto& [json, phase] : cases) EXPECT_EQ(project_pod(json).phase, phase) << json;
+  EXPECT_TRUE(terminal(PodPhase::succeeded));
+  EXPECT_TRUE(terminal(PodPhase::failed));
+  EXPECT_FALSE(terminal(PodPhase::unknown));
+  EXPECT_FALSE(terminal(PodPhase::other));
 }
 
 // The rare fields cost one pointer when unset: an empty nodeSelector or
@@ -380,7 +415,7 @@ TEST(ProjectPodList, EqualsProjectingEachScannedItem) {
   EXPECT_EQ(direct[17].name, "pod-17");
   EXPECT_EQ(direct[17].node_name, "node-3");
   ASSERT_EQ(direct[17].containers.size(), 1u);
-  EXPECT_EQ(direct[17].containers[0].requests.at("nvidia.com/gpu"), "2");
+  EXPECT_EQ(quantity(direct[17].containers[0].requests, "nvidia.com/gpu"), "2");
   EXPECT_EQ(direct[17].scheduling_gates, std::vector<std::string>{"gate-17"});
 }
 

@@ -12,12 +12,12 @@ kube::PodProjection pod(const std::string& ns, const std::map<std::string, std::
   kube::PodProjection p;
   p.ns = ns;
   p.name = "p";
-  p.phase = "Pending";
+  p.phase = kube::PodPhase::pending;
   p.scheduling_gates = std::move(gates);
   kube::PodProjection::Container c;
   c.name = "main";
-  c.requests = requests;
-  c.limits = requests;
+  c.requests.assign(requests.begin(), requests.end());
+  c.limits = c.requests;
   p.containers.push_back(c);
   return p;
 }
@@ -60,7 +60,7 @@ TEST(Charging, ChargesTheFirstQuotaThatCountsTheResources) {
     return p;
   };
   auto phase = [](kube::PodProjection p, const std::string& ph) {
-    p.phase = ph;
+    p.phase = kube::parse_pod_phase(ph);
     return p;
   };
   const Case cases[] = {

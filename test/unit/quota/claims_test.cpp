@@ -39,7 +39,7 @@ kube::PodProjection pod_with(std::vector<kube::PodProjection::ClaimSource> sourc
   kube::PodProjection p;
   p.ns = "ml";
   p.name = "p";
-  p.phase = "Pending";
+  p.phase = kube::PodPhase::pending;
   p.scheduling_gates = {kQuotaGate};
   p.containers.emplace_back();
   for (std::size_t i = 0; i < sources.size(); ++i) p.rare_mut().resource_claims.push_back("c" + std::to_string(i));

@@ -84,7 +84,7 @@ TEST(DropUncountedResources, KeepsCountedResourcesAndLimitsWithoutARequest) {
                                              "limits":{"nvidia.com/gpu":"1","memory":"128Mi"}}}],
       "overhead":{"cpu":"250m","nvidia.com/gpu":"0"}}})");
   drop_uncounted_resources(pod, gpu_resource);
-  using Map = std::map<std::string, std::string>;
+  using Map = kube::PodProjection::Quantities;
   ASSERT_EQ(pod.containers.size(), 1u);
   EXPECT_EQ(pod.containers[0].requests, (Map{{"nvidia.com/gpu", "1"}}));
   EXPECT_EQ(pod.containers[0].limits, Map{}) << "the request names it";

@@ -139,8 +139,8 @@ TEST(Informer, PodProjectionStoreWithNodeIndex) {
   EXPECT_TRUE(informer.store().by_index("node", "node-b").empty()) << "the index follows updates";
   auto p1 = informer.store().get("ns/p1");
   ASSERT_TRUE(p1);
-  EXPECT_EQ(p1->phase, "Running");
-  EXPECT_EQ(p1->containers.at(0).requests.at("nvidia.com/gpu"), "1");
+  EXPECT_EQ(p1->phase, kube::PodPhase::running);
+  EXPECT_EQ(p1->containers.at(0).requests, (kube::PodProjection::Quantities{{"nvidia.com/gpu", "1"}}));
 }
 
 TEST(Informer, UndecodableObjectsAreSkippedNotFatal) {
@@ -214,7 +214,7 @@ TEST(Informer, FilterKeepsOnlyMatchingObjectsAndDeletesOnesThatStopMatching) {
                             true));
   kube::Client client(config_for(server));
   InformerFilter<kube::PodProjection> gpu{"gpu", [](const kube::PodProjection& p) {
-                                            return !p.containers.empty() && p.containers[0].requests.contains("nvidia.com/gpu");
+                                            return !p.containers.empty() && kube::find_quantity(p.containers[0].requests, "nvidia.com/gpu");
                                           }, {}};
   Informer<kube::PodProjection> informer(client, {kube::core::pods(), "", "", ""}, paginated(), gpu);
   Recorder<kube::PodProjection> rec;
