@@ -66,10 +66,9 @@ std::shared_ptr<const pool::Membership> MembershipCache::get(std::vector<pool::P
     std::erase_if(nodes_, [call](const auto& kv) { return kv.second.seen != call; });
   }
   if (!changed) return value_;
-  std::vector<pool::NodeLabels> labels;
-  labels.reserve(listed.size());
-  for (const auto& n : listed) labels.push_back({n->name, labels_of(n->doc)});
-  value_ = std::make_shared<const pool::Membership>(pool::resolve_membership(selectors, labels));
+  pool::MembershipBuilder builder(selectors);
+  for (const auto& n : listed) builder.add(n->name, labels_of(n->doc));
+  value_ = std::make_shared<const pool::Membership>(builder.finish());
   selectors_ = selectors;
   ++resolutions_;
   return value_;

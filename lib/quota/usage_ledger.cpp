@@ -22,9 +22,9 @@ void UsageLedger::Names::release(const std::string* name) {
 }
 
 bool UsageLedger::Entry::same_as(const PodCharge& c) const {
-  if (*quota != c.quota || state != c.state || charge.size() != c.charge.size()) return false;
+  if (*quota != c.quota || state != c.state || size != c.charge.size()) return false;
   auto it = c.charge.begin();
-  for (const auto& [resource, amount] : charge) {
+  for (const auto& [resource, amount] : *this) {
     if (*resource != it->first || amount != it->second) return false;
     ++it;
   }
@@ -35,19 +35,21 @@ UsageLedger::Entry UsageLedger::hold(const PodCharge& c) {
   Entry e;
   e.quota = names_.hold(c.quota);
   e.state = c.state;
-  e.charge.reserve(c.charge.size());
-  for (const auto& [resource, amount] : c.charge) e.charge.emplace_back(names_.hold(resource), amount);
+  e.size = static_cast<std::uint32_t>(c.charge.size());
+  if (e.size > 1) e.many = std::make_unique<Item[]>(e.size);
+  Item* out = e.size > 1 ? e.many.get() : &e.one;
+  for (const auto& [resource, amount] : c.charge) *out++ = {names_.hold(resource), amount};
   return e;
 }
 
 void UsageLedger::release(const Entry& e) {
   names_.release(e.quota);
-  for (const auto& [resource, amount] : e.charge) names_.release(resource);
+  for (const auto& [resource, amount] : e) names_.release(resource);
 }
 
 void UsageLedger::move(std::map<std::string, Amounts>& totals, const Entry& e, int sign) {
   Amounts& t = totals[*e.quota];
-  for (const auto& [resource, amount] : e.charge) {
+  for (const auto& [resource, amount] : e) {
     auto& x = t[*resource];
     x += sign * amount;
     if (x == 0) t.erase(*resource);

@@ -44,6 +44,21 @@ struct Membership {
 
 Membership resolve_membership(const std::vector<PoolSelector>& pools, const std::vector<NodeLabels>& nodes);
 
+// The same, a node at a time: so that a caller reading labels from its own
+// objects holds one node's labels at once, not the fleet's (5,000 label maps
+// were megabytes at the moment the controller's memory peaked).
+class MembershipBuilder {
+ public:
+  explicit MembershipBuilder(const std::vector<PoolSelector>& pools);
+  void add(const std::string& node, const std::map<std::string, std::string>& labels);
+  // What resolve_membership gives for the nodes added, in any order. Call once.
+  Membership finish();
+
+ private:
+  const std::vector<PoolSelector>& pools_;
+  Membership out_;
+};
+
 // The label that carries a node's pool, and the one that marks a conflict
 // (its value: the tied pools joined with "_", which pool names cannot hold,
 // cut to 63 characters).

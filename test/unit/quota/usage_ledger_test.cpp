@@ -64,6 +64,12 @@ TEST(UsageLedger, ANewChargeOfTheSamePodReplacesTheOld) {
   EXPECT_TRUE(l.used("ml/q").empty());
   EXPECT_EQ(l.used("ml/other"), two);
   EXPECT_EQ(l.names(), 3u) << "ml/other, nvidia.com/gpu, gpupool.io/gpu";
+  EXPECT_TRUE(l.set("ml/a", PodCharge{"ml/other", one, PodQuotaState::admitted}));  // two resources to one
+  EXPECT_EQ(l.used("ml/other"), one);
+  EXPECT_TRUE(l.set("ml/b", PodCharge{"ml/other", {}, PodQuotaState::admitted}));  // none
+  EXPECT_FALSE(l.set("ml/b", PodCharge{"ml/other", {}, PodQuotaState::admitted}));
+  EXPECT_EQ(l.used("ml/other"), one);
+  EXPECT_EQ(l.all_used(), l.recount_used());
 }
 
 }  // namespace
