@@ -1,6 +1,8 @@
 #include "gpupool/quota/usage_ledger.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace gpupool::quota {
 namespace {
@@ -57,51 +59,59 @@ void UsageLedger::move(std::map<std::string, Amounts>& totals, const Entry& e, i
   if (t.empty()) totals.erase(*e.quota);
 }
 
-void UsageLedger::apply(const Entry& e, int sign) {
-  move(e.state == PodQuotaState::admitted ? used_ : waiting_, e, sign);
+void UsageLedger::apply(const Entry& e, std::size_t book, int sign) {
+  move(e.state == PodQuotaState::admitted ? used_[book] : waiting_[book], e, sign);
 }
 
-bool UsageLedger::set(const std::string& pod, const std::optional<PodCharge>& charge) {
+bool UsageLedger::set(const std::string& pod, const std::optional<PodCharge>& charge, std::size_t book) {
+  if (book >= kMaxBooks) throw std::out_of_range("UsageLedger: no book " + std::to_string(book));
   auto it = pods_.find(pod);
-  if (it != pods_.end() && charge && it->second.same_as(*charge)) return false;
-  if (it == pods_.end() && !charge) return false;
-  if (it != pods_.end()) {
-    apply(it->second, -1);
-    release(it->second);
-    pods_.erase(it);
+  Entry* current = it != pods_.end() && it->second[book].quota != nullptr ? &it->second[book] : nullptr;
+  if (current && charge && current->same_as(*charge)) return false;
+  if (!current && !charge) return false;
+  if (current) {
+    apply(*current, book, -1);
+    release(*current);
+    *current = Entry{};
   }
   if (charge) {
     Entry e = hold(*charge);
-    apply(e, +1);
-    pods_.emplace(pod, std::move(e));
+    apply(e, book, +1);
+    if (it == pods_.end()) it = pods_.try_emplace(pod).first;
+    it->second[book] = std::move(e);
+  } else if (std::all_of(it->second.begin(), it->second.end(), [](const Entry& e) { return e.quota == nullptr; })) {
+    pods_.erase(it);
   }
   return true;
 }
 
-const Amounts& UsageLedger::used(const std::string& quota) const {
-  auto it = used_.find(quota);
-  return it == used_.end() ? kNone : it->second;
+const Amounts& UsageLedger::used(const std::string& account, std::size_t book) const {
+  const auto& totals = used_.at(book);
+  auto it = totals.find(account);
+  return it == totals.end() ? kNone : it->second;
 }
 
-const Amounts& UsageLedger::waiting(const std::string& quota) const {
-  auto it = waiting_.find(quota);
-  return it == waiting_.end() ? kNone : it->second;
+const Amounts& UsageLedger::waiting(const std::string& account, std::size_t book) const {
+  const auto& totals = waiting_.at(book);
+  auto it = totals.find(account);
+  return it == totals.end() ? kNone : it->second;
 }
 
-std::map<std::string, Amounts> UsageLedger::recount_used() const {
+std::map<std::string, Amounts> UsageLedger::recount(std::size_t book, PodQuotaState state) const {
   std::map<std::string, Amounts> out;
-  for (const auto& [pod, e] : pods_) {
-    if (e.state == PodQuotaState::admitted) move(out, e, +1);
+  for (const auto& [pod, books] : pods_) {
+    const Entry& e = books.at(book);
+    if (e.quota != nullptr && e.state == state) move(out, e, +1);
   }
   return out;
 }
 
-std::map<std::string, Amounts> UsageLedger::recount_waiting() const {
-  std::map<std::string, Amounts> out;
-  for (const auto& [pod, e] : pods_) {
-    if (e.state == PodQuotaState::waiting) move(out, e, +1);
-  }
-  return out;
+std::map<std::string, Amounts> UsageLedger::recount_used(std::size_t book) const {
+  return recount(book, PodQuotaState::admitted);
+}
+
+std::map<std::string, Amounts> UsageLedger::recount_waiting(std::size_t book) const {
+  return recount(book, PodQuotaState::waiting);
 }
 
 }  // namespace gpupool::quota

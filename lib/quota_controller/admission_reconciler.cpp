@@ -64,9 +64,9 @@ quota::Amounts amounts_at(const rapidjson::Value& doc, const char* field) {
 }  // namespace
 
 bool AdmissionReconciler::forget_locked(const std::string& key) {
-  pool_ledger_.set(key, std::nullopt);
+  ledger_.set(key, std::nullopt, kByPool);
   short_since_.erase(key);
-  bool changed = ledger_.set(key, std::nullopt);
+  bool changed = ledger_.set(key, std::nullopt, kByQuota);
   assumed_.erase(key);
   told_.erase(key);
   return pending_.erase(key) > 0 || changed;
@@ -89,10 +89,11 @@ bool AdmissionReconciler::observe_locked(const kube::PodProjection& pod) {
   if (!is_gated) assumed_.erase(key);  // the informer caught up with our admission
   const bool assumed = assumed_.contains(key);
   auto result = quota::charge_pod(pod, map_, assumed, claims_of(pod));
-  bool changed = ledger_.set(key, result.charge);
-  pool_ledger_.set(key, result.charge ? std::optional<quota::PodCharge>(quota::PodCharge{result.pool, result.devices,
-                                                                                          result.charge->state})
-                                      : std::nullopt);
+  bool changed = ledger_.set(key, result.charge, kByQuota);
+  ledger_.set(key,
+              result.charge ? std::optional<quota::PodCharge>(quota::PodCharge{result.pool, result.devices, result.charge->state})
+                            : std::nullopt,
+              kByPool);
 
   const bool terminal = kube::terminal(pod.phase);
   if (is_gated && !assumed && !terminal && !pod.deleting && quota::requests_gpu(pod)) {
@@ -243,7 +244,7 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
     }
     for (const auto& [name, view] : views) {
       quota::Amounts free;
-      const quota::Amounts& held = pool_ledger_.used(name);
+      const quota::Amounts& held = ledger_.used(name, kByPool);
       for (const auto& [r, v] : view.capacity) {
         if (r == quota::kGpuUnit) continue;
         const auto h = held.find(r);
@@ -282,8 +283,8 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
     // The informer may have delivered the gate's removal, or the pod's end, meanwhile: then it is counted already.
     if (!pending_.contains(key)) return;
     assumed_.insert(key);
-    ledger_.set(key, quota::PodCharge{p.charge->quota, p.charge->charge, quota::PodQuotaState::admitted});
-    pool_ledger_.set(key, quota::PodCharge{p.pool, p.devices, quota::PodQuotaState::admitted});
+    ledger_.set(key, quota::PodCharge{p.charge->quota, p.charge->charge, quota::PodQuotaState::admitted}, kByQuota);
+    ledger_.set(key, quota::PodCharge{p.pool, p.devices, quota::PodQuotaState::admitted}, kByPool);
     pending_.erase(key);
     told_.erase(key);
   });
@@ -371,7 +372,7 @@ void AdmissionReconciler::publish_allocated(const std::map<std::string, PoolView
     std::lock_guard lock(mu_);
     for (const auto& [name, view] : views) {
       // A pool gone (or being deleted) has no series, whatever pods pinned to it still hold.
-      if (view.pool) allocated[name] = pool_ledger_.used(name);
+      if (view.pool) allocated[name] = ledger_.used(name, kByPool);
     }
   }
   metrics_.publish_pools(allocated);

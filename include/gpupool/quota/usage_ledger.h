@@ -7,7 +7,9 @@
 // counts as is decided by the caller (pod_state below reads it from the pod).
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>
@@ -32,21 +34,29 @@ struct PodCharge {
 
 class UsageLedger {
  public:
-  // The pod now counts as `charge`, or no more (nullopt: deleted, terminated,
-  // or not charged to any quota). Returns whether any total changed.
-  bool set(const std::string& pod, const std::optional<PodCharge>& charge);
+  // A pod may be charged in up to kMaxBooks books at once, each with its own
+  // accounts and totals (the admission reconciler keeps two: by quota, in
+  // the quota's resources, and by pool, in devices). One entry per pod holds
+  // its charges in every book, so its key and map node are kept once.
+  static constexpr std::size_t kMaxBooks = 2;
 
-  const Amounts& used(const std::string& quota) const;
-  const Amounts& waiting(const std::string& quota) const;
+  // The pod now counts as `charge` in `book`, or no more (nullopt: deleted,
+  // terminated, or not charged to any account). Returns whether any total
+  // changed. Throws std::out_of_range for a book at or past kMaxBooks.
+  bool set(const std::string& pod, const std::optional<PodCharge>& charge, std::size_t book = 0);
+
+  const Amounts& used(const std::string& account, std::size_t book = 0) const;
+  const Amounts& waiting(const std::string& account, std::size_t book = 0) const;
+  // Pods charged in any book.
   std::size_t pods() const { return pods_.size(); }
-  // Distinct quota and resource names the pods' entries hold (each once).
+  // Distinct account and resource names the pods' entries hold (each once).
   std::size_t names() const { return names_.size(); }
 
   // The totals recomputed from every pod: what the incremental totals must equal.
-  std::map<std::string, Amounts> recount_used() const;
-  std::map<std::string, Amounts> recount_waiting() const;
-  const std::map<std::string, Amounts>& all_used() const { return used_; }
-  const std::map<std::string, Amounts>& all_waiting() const { return waiting_; }
+  std::map<std::string, Amounts> recount_used(std::size_t book = 0) const;
+  std::map<std::string, Amounts> recount_waiting(std::size_t book = 0) const;
+  const std::map<std::string, Amounts>& all_used(std::size_t book = 0) const { return used_.at(book); }
+  const std::map<std::string, Amounts>& all_waiting(std::size_t book = 0) const { return waiting_.at(book); }
 
  private:
   // Names many pods share (quota keys, resource names), held once: a pod's
@@ -66,7 +76,7 @@ class UsageLedger {
   // (a vector's allocation per pod was a fifth of what a ledger held).
   using Item = std::pair<const std::string*, std::int64_t>;
   struct Entry {
-    const std::string* quota = nullptr;
+    const std::string* quota = nullptr;  // the account; null: not charged in this book
     PodQuotaState state = PodQuotaState::waiting;
     std::uint32_t size = 0;               // items in the charge
     Item one{nullptr, 0};                 // the item when size == 1
@@ -75,14 +85,17 @@ class UsageLedger {
     const Item* end() const { return begin() + size; }
     bool same_as(const PodCharge& c) const;
   };
-  void apply(const Entry& e, int sign);
+  using Books = std::array<Entry, kMaxBooks>;
+  void apply(const Entry& e, std::size_t book, int sign);
   Entry hold(const PodCharge& c);
   void release(const Entry& e);
   static void move(std::map<std::string, Amounts>& totals, const Entry& e, int sign);
+  std::map<std::string, Amounts> recount(std::size_t book, PodQuotaState state) const;
 
   Names names_;
-  std::map<std::string, Entry> pods_;
-  std::map<std::string, Amounts> used_, waiting_;  // quota -> totals; quotas at zero dropped
+  std::map<std::string, Books> pods_;  // pods charged in at least one book
+  // Per book: account -> totals; accounts at zero dropped.
+  std::array<std::map<std::string, Amounts>, kMaxBooks> used_, waiting_;
 };
 
 }  // namespace gpupool::quota

@@ -14,7 +14,7 @@
 // 2. decide_admissions (quota/admission.h) over the waiting pods, each
 //    quota's limit its status.granted plus what it may borrow
 //    (quota/borrowing.h), each pool's free capacity its status.capacity less
-//    the devices its admitted pods hold (a second ledger, by pool); each
+//    the devices its admitted pods hold (the ledger's second book, by pool); each
 //    admitted pod's gate is removed and the pod pinned to its quota's pool
 //    (nodeSelector gpupool.io/pool) in one JSON patch that first tests the
 //    gates are as read.
@@ -36,7 +36,7 @@
 //    granted) are written when they changed; the other fields are left to
 //    their writers. The same figures, and granted, as gauges (quota_metrics.h),
 //    with the pods each quota holds at the gate and its tenant; and each
-//    existing pool's devices its admitted pods hold (the pool ledger).
+//    existing pool's devices its admitted pods hold (the ledger's pool book).
 #pragma once
 
 #include <chrono>
@@ -141,8 +141,9 @@ class AdmissionReconciler : public runtime::Reconciler {
   QuotaReader quota_reader_;  // the reconcile worker's
   mutable std::mutex mu_;
   quota::ChargeMap map_;
-  quota::UsageLedger ledger_;       // by quota, in the quota's resources
-  quota::UsageLedger pool_ledger_;  // by pool, in devices
+  // Two books: by quota, in the quota's resources; by pool, in devices.
+  static constexpr std::size_t kByQuota = 0, kByPool = 1;
+  quota::UsageLedger ledger_;
   std::map<std::string, std::chrono::steady_clock::time_point> short_since_;  // pod -> waiting within its guarantee since
   std::set<std::string> assumed_;            // admitted here, informer not caught up yet
   std::map<std::string, Pending> pending_;   // pod key -> at the gate

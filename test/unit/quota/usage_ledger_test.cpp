@@ -72,5 +72,60 @@ TEST(UsageLedger, ANewChargeOfTheSamePodReplacesTheOld) {
   EXPECT_EQ(l.all_used(), l.recount_used());
 }
 
+// Two books (the admission reconciler's by quota and by pool): totals kept
+// apart, one entry per pod until it is charged in neither.
+TEST(UsageLedger, BooksKeepTheirOwnTotalsAndShareThePodsEntry) {
+  UsageLedger l;
+  const Amounts one{{"nvidia.com/gpu", kMicro}}, units{{"gpupool.io/gpu", 3 * kMicro}};
+  EXPECT_TRUE(l.set("ml/a", PodCharge{"ml/q", units, PodQuotaState::admitted}, 0));
+  EXPECT_TRUE(l.set("ml/a", PodCharge{"pool-a", one, PodQuotaState::admitted}, 1));
+  EXPECT_EQ(l.pods(), 1u);
+  EXPECT_EQ(l.used("ml/q", 0), units);
+  EXPECT_TRUE(l.used("ml/q", 1).empty());
+  EXPECT_EQ(l.used("pool-a", 1), one);
+  EXPECT_TRUE(l.used("pool-a", 0).empty());
+  EXPECT_FALSE(l.set("ml/a", PodCharge{"pool-a", one, PodQuotaState::admitted}, 1)) << "nothing changed";
+
+  EXPECT_TRUE(l.set("ml/a", std::nullopt, 0));
+  EXPECT_EQ(l.pods(), 1u) << "still charged in the pool book";
+  EXPECT_TRUE(l.all_used(0).empty());
+  EXPECT_EQ(l.used("pool-a", 1), one);
+  EXPECT_FALSE(l.set("ml/a", std::nullopt, 0));
+  EXPECT_TRUE(l.set("ml/a", std::nullopt, 1));
+  EXPECT_EQ(l.pods(), 0u);
+  EXPECT_EQ(l.names(), 0u);
+  EXPECT_THROW(l.set("ml/a", std::nullopt, UsageLedger::kMaxBooks), std::out_of_range);
+  EXPECT_THROW(l.used("x", UsageLedger::kMaxBooks), std::out_of_range);
+}
+
+TEST(UsageLedger, RandomEventsInTwoBooksEqualARecountOfEach) {
+  std::mt19937 rng(7);
+  UsageLedger l;
+  for (int i = 0; i < 5000; ++i) {
+    const std::string pod = "p" + std::to_string(rng() % 200);
+    const std::size_t book = rng() % 2;
+    if (rng() % 4 == 0) {
+      l.set(pod, std::nullopt, book);
+      continue;
+    }
+    PodCharge c;
+    c.quota = (book == 0 ? "q" : "pool-") + std::to_string(rng() % 3);
+    c.charge["nvidia.com/gpu"] = static_cast<std::int64_t>(1 + rng() % 4) * kMicro;
+    if (rng() % 3 == 0) c.charge["gpupool.io/gpu"] = static_cast<std::int64_t>(1 + rng() % 8) * kMicro;
+    c.state = rng() % 3 == 0 ? PodQuotaState::waiting : PodQuotaState::admitted;
+    l.set(pod, c, book);
+  }
+  for (std::size_t book = 0; book < 2; ++book) {
+    EXPECT_EQ(l.all_used(book), l.recount_used(book)) << "book " << book;
+    EXPECT_EQ(l.all_waiting(book), l.recount_waiting(book)) << "book " << book;
+  }
+  for (int i = 0; i < 200; ++i) {
+    l.set("p" + std::to_string(i), std::nullopt, 0);
+    l.set("p" + std::to_string(i), std::nullopt, 1);
+  }
+  EXPECT_EQ(l.pods(), 0u);
+  EXPECT_EQ(l.names(), 0u);
+}
+
 }  // namespace
 }  // namespace gpupool::quota
