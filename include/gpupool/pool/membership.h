@@ -49,6 +49,7 @@ Membership resolve_membership(const std::vector<PoolSelector>& pools, const std:
 // were megabytes at the moment the controller's memory peaked).
 class MembershipBuilder {
  public:
+  // `pools` must outlive the builder (it is read on every add).
   explicit MembershipBuilder(const std::vector<PoolSelector>& pools);
   void add(const std::string& node, const std::map<std::string, std::string>& labels);
   // What resolve_membership gives for the nodes added, in any order. Call once.
