@@ -10,13 +10,11 @@
 #include <array>
 #include <cstdint>
 #include <cstddef>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "gpupool/quota/amounts.h"
 
