@@ -8,8 +8,7 @@
 #include "gpupool/kube/json_access.h"
 #include "gpupool/kube/resource.h"
 #include "gpupool/metrics/registry.h"
-#include "gpupool/quota/gpu_resources.h"
-#include "gpupool/quota/pod_requests.h"
+#include "gpupool/quota_controller/admission_pods.h"
 #include "gpupool/quota_controller/pool_view.h"
 
 namespace gpupool::controller {
@@ -136,18 +135,11 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
   manager.add(*gate_config_controller_);
 
   // Admission: one pass for all quotas (one queue key), the pods' usage kept by the informer's handler.
-  // Only pods that request GPUs count anywhere here (charging, the gate,
-  // reclaim): the store keeps no others (half the pods of the benchmark's
-  // cluster, and as much of the controller's memory), and of their resources
-  // only the GPU ones charging reads (requests_gpu still holds).
+  // The store keeps GPU pods only, trimmed to what admission reads (quota_controller/admission_pods.h).
   const runtime::InformerFilter<kube::PodProjection> gpu_pods{
-      "requests-gpu", [](const kube::PodProjection& p) { return quota::requests_gpu(p); },
-      [](std::string_view json) {
+      "requests-gpu", quota_controller::admission_keeps, [](std::string_view json) {
         auto pod = kube::project_pod(json);
-        quota::drop_uncounted_resources(pod, quota::is_gpu_resource);
-        // The uid is read only while a pod waits at the gate (its Events name
-        // it), and gates are only ever removed: a pod without any never needs it.
-        if (pod.scheduling_gates.empty()) std::string().swap(pod.uid);
+        quota_controller::trim_for_admission(pod);
         return pod;
       }};
   auto pods = manager.informers().get<kube::PodProjection>({kube::core::pods(), "", "", ""}, {}, gpu_pods);

@@ -72,7 +72,7 @@ bool PodProjection::operator==(const PodProjection& other) const {
   return ns == other.ns && name == other.name && uid == other.uid && resource_version == other.resource_version &&
          node_name == other.node_name && phase == other.phase && priority == other.priority &&
          deleting == other.deleting && created_ms == other.created_ms && containers == other.containers &&
-         scheduling_gates == other.scheduling_gates && rare() == other.rare();
+         rare() == other.rare();
 }
 
 PodProjection project_pod(std::string_view pod_json) {

@@ -128,6 +128,7 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
       case Slot::Quantity: set_quantity(std::string(s, n)); return true;
       case Slot::StringValue: (*strings_)[entry_key_].assign(s, n); return true;
       case Slot::DeletionTimestamp: pod_.deleting = true; return true;
+      case Slot::RestartPolicy: container_->restart_always = std::string_view(s, n) == "Always"; return true;
       case Slot::Phase: pod_.phase = parse_pod_phase(std::string_view(s, n)); return true;
       case Slot::CreationTimestamp: {
         const auto t = parse_rfc3339(std::string_view(s, n));
@@ -220,7 +221,7 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
         stack_.push_back(Ctx::Strings);
         return true;
       case Slot::Gate:
-        pod_.scheduling_gates.emplace_back();
+        pod_.rare_mut().scheduling_gates.emplace_back();
         stack_.push_back(Ctx::Gate);
         return true;
       case Slot::Claim:
@@ -330,8 +331,7 @@ class ProjectionHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
       case Slot::ResourceVersion: return &pod_.resource_version;
       case Slot::NodeName: return &pod_.node_name;
       case Slot::ContainerName: return &container_->name;
-      case Slot::RestartPolicy: return &container_->restart_policy;
-      case Slot::GateName: return &pod_.scheduling_gates.back();
+      case Slot::GateName: return &pod_.rare_mut().scheduling_gates.back();
       case Slot::ClaimName: return &pod_.rare_mut().resource_claims.back();
       case Slot::ClaimSourceName: return &pod_.rare_mut().claim_sources.back().claim_name;
       case Slot::ClaimTemplateName: return &pod_.rare_mut().claim_sources.back().template_name;

@@ -65,7 +65,8 @@ std::vector<std::string> covered_namespaces(const ChargeMap& map) {
 }
 
 bool gated(const kube::PodProjection& pod) {
-  return std::find(pod.scheduling_gates.begin(), pod.scheduling_gates.end(), kQuotaGate) != pod.scheduling_gates.end();
+  const auto& gates = pod.rare().scheduling_gates;
+  return std::find(gates.begin(), gates.end(), kQuotaGate) != gates.end();
 }
 
 PodChargeResult charge_pod(const kube::PodProjection& pod, const ChargeMap& map, bool assumed_admitted,

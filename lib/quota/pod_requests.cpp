@@ -60,7 +60,7 @@ PodRequests pod_requests(const kube::PodProjection& pod, const Counted& counted)
   for (std::size_t i = 0; i < pod.rare().init_containers.size(); ++i) {
     const auto& c = pod.rare().init_containers[i];
     Amounts r = container_requests(c, "spec.initContainers[" + std::to_string(i) + "]", counted, out.problems);
-    if (c.restart_policy == "Always") {
+    if (c.restart_always) {
       add_into(sum, r);  // a sidecar runs beside the containers
       add_into(sidecars, r);
       max_into(init_max, sidecars);

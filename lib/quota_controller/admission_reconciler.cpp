@@ -99,9 +99,9 @@ bool AdmissionReconciler::observe_locked(const kube::PodProjection& pod) {
   if (is_gated && !assumed && !terminal && !pod.deleting && quota::requests_gpu(pod)) {
     Pending p;
     p.uid = pod.uid;
-    p.priority = pod.priority.value_or(0);
+    p.priority = pod.priority;
     p.created_ms = pod.created_ms;
-    p.gates = pod.scheduling_gates;
+    p.gates = pod.rare().scheduling_gates;
     p.node_selector = pod.rare().node_selector;
     p.charge = result.charge;
     p.devices = result.devices;
@@ -469,7 +469,7 @@ std::vector<quota::RunningPod> AdmissionReconciler::running_pods(const std::func
       if (terminating_charge) *terminating_charge = quota::add(*terminating_charge, r.charge->charge);
       continue;
     }
-    out.push_back({kube::object_key(pod->ns, pod->name), r.charge->quota, pod->priority.value_or(0),
+    out.push_back({kube::object_key(pod->ns, pod->name), r.charge->quota, pod->priority,
                    pod->created_ms, r.charge->charge, r.devices});
   }
   return out;

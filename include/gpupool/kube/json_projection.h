@@ -32,7 +32,10 @@ struct PodProjection {
     std::string name;
     Quantities requests;
     Quantities limits;
-    std::string restart_policy;  // restartPolicy: "Always" on an init container makes it a sidecar
+    // restartPolicy is "Always": on an init container, a sidecar (the only
+    // restart policy a reader here tells apart; a flag, not the text, as the
+    // pod store keeps one Container per container of every GPU pod).
+    bool restart_always = false;
     bool operator==(const Container&) const = default;
   };
   struct ClaimSource {           // where a resource claim comes from (one set, or none)
@@ -42,6 +45,9 @@ struct PodProjection {
   };
   struct Rare {
     std::vector<Container> init_containers;            // spec.initContainers
+    // spec.schedulingGates[].name, in order. Rare among stored pods: a gate
+    // is held only until the pod is admitted, and never added back.
+    std::vector<std::string> scheduling_gates;
     std::map<std::string, std::string> node_selector;  // spec.nodeSelector
     Quantities overhead;                                // spec.overhead
     std::vector<std::string> resource_claims;          // spec.resourceClaims[].name (DRA), in order
@@ -54,14 +60,13 @@ struct PodProjection {
   std::string uid;
   std::string resource_version;
   std::string node_name;  // spec.nodeName
-  std::optional<int32_t> priority;  // spec.priority
-  bool deleting = false;            // metadata.deletionTimestamp set
+  int32_t priority = 0;              // spec.priority; absent reads as 0, as the scheduler reads it
+  bool deleting = false;             // metadata.deletionTimestamp set
   PodPhase phase = PodPhase::unset;  // status.phase
   // metadata.creationTimestamp in milliseconds since the epoch; 0 when
   // absent or not RFC 3339 (the API server always sets it).
   int64_t created_ms = 0;
-  std::vector<Container> containers;         // spec.containers
-  std::vector<std::string> scheduling_gates;  // spec.schedulingGates[].name, in order
+  std::vector<Container> containers;  // spec.containers
 
   // The rare fields, empty ones when none is set.
   const Rare& rare() const;

@@ -117,14 +117,14 @@ PodProjection expected_pod() {
       {"main",
        {{"cpu", "4"}, {"memory", "16Gi"}, {"nvidia.com/gpu", "2"}, {"ephemeral-storage", "1.5e9"}},
        {{"nvidia.com/gpu", "2"}, {"memory", "32Gi"}},
-       ""},
-      {"sidecar", {}, {}, ""},
+       false},
+      {"sidecar", {}, {}, false},
   };
-  p.rare_mut().init_containers = {{"fetch-dataset", {{"cpu", "100m"}, {"memory", "64Mi"}}, {}, ""},
-                       {"log-shipper", {}, {{"memory", "128Mi"}}, "Always"}};
+  p.rare_mut().init_containers = {{"fetch-dataset", {{"cpu", "100m"}, {"memory", "64Mi"}}, {}, false},
+                                   {"log-shipper", {}, {{"memory", "128Mi"}}, true}};
   p.deleting = false;
   p.created_ms = 1714557552000;  // 2024-05-01T09:59:12Z
-  p.scheduling_gates = {"gpupool.io/quota", "example.com/wait-for-data"};
+  p.rare_mut().scheduling_gates = {"gpupool.io/quota", "example.com/wait-for-data"};
   p.rare_mut().node_selector = {{"gpupool.io/pool", "a100-pool"}, {"kubernetes.io/os", "linux"}};
   p.rare_mut().overhead = {{"cpu", "250m"}, {"nvidia.com/gpu", "0"}};
   p.rare_mut().resource_claims = {"gpu", "nic"};
@@ -155,10 +155,10 @@ TEST(ProjectPod, ReadsTheWantedFieldsAndIgnoresLookalikes) {
   ASSERT_EQ(p.containers.size(), 2u);
   EXPECT_EQ(p.containers[0].name, "main");
   EXPECT_EQ(quantity(p.containers[0].requests, "ephemeral-storage"), "1.5e9");  // a number keeps its text
-  EXPECT_EQ(p.scheduling_gates, (std::vector<std::string>{"gpupool.io/quota", "example.com/wait-for-data"}));
+  EXPECT_EQ(p.rare().scheduling_gates, (std::vector<std::string>{"gpupool.io/quota", "example.com/wait-for-data"}));
   EXPECT_EQ(p.rare().resource_claims, (std::vector<std::string>{"gpu", "nic"}));
   ASSERT_EQ(p.rare().init_containers.size(), 2u);
-  EXPECT_EQ(p.rare().init_containers[1].restart_policy, "Always");
+  EXPECT_TRUE(p.rare().init_containers[1].restart_always);
   EXPECT_EQ(quantity(p.rare().overhead, "nvidia.com/gpu"), "0");
 }
 
@@ -168,16 +168,19 @@ TEST(ProjectPod, EachNewerFieldAlone) {
   p = project_pod(R"({"metadata":{"creationTimestamp":"yesterday"}})");
   EXPECT_EQ(p.created_ms, 0);  // unreadable reads as unset
   p = project_pod(R"({"spec":{"schedulingGates":[{"name":"z"},{"name":"a"},{"name":"z"}]}})");
-  EXPECT_EQ(p.scheduling_gates, (std::vector<std::string>{"z", "a", "z"}));  // in order, as served
+  EXPECT_EQ(p.rare().scheduling_gates, (std::vector<std::string>{"z", "a", "z"}));  // in order, as served
   p = project_pod(R"({"spec":{"nodeSelector":{"gpupool.io/pool":"p"}}})");
   EXPECT_EQ(p.rare().node_selector, (std::map<std::string, std::string>{{"gpupool.io/pool", "p"}}));
   p = project_pod(R"({"spec":{"overhead":{"cpu":"250m","memory":120}}})");
   EXPECT_EQ(p.rare().overhead, (PodProjection::Quantities{{"cpu", "250m"}, {"memory", "120"}}));
   p = project_pod(R"({"spec":{"containers":[{"name":"a","restartPolicy":"Always"}],
                              "initContainers":[{"name":"s","restartPolicy":"Always"},{"name":"i"}]}})");
-  EXPECT_EQ(p.containers[0].restart_policy, "Always");
-  EXPECT_EQ(p.rare().init_containers[0].restart_policy, "Always");
-  EXPECT_EQ(p.rare().init_containers[1].restart_policy, "");
+  EXPECT_TRUE(p.containers[0].restart_always);
+  EXPECT_TRUE(p.rare().init_containers[0].restart_always);
+  EXPECT_FALSE(p.rare().init_containers[1].restart_always);
+  p = project_pod(R"({"spec":{"initContainers":[{"restartPolicy":"OnFailure"},{"restartPolicy":"always"}]}})");
+  EXPECT_FALSE(p.rare().init_containers[0].restart_always);
+  EXPECT_FALSE(p.rare().init_containers[1].restart_always) << "values are case-sensitive, as the API server's";
   p = project_pod(R"({"spec":{"resourceClaims":[{"name":"b","resourceClaimName":"x"},{"name":"a","resourceClaimTemplateName":"t"}]}})");
   EXPECT_EQ(p.rare().resource_claims, (std::vector<std::string>{"b", "a"}));
   EXPECT_EQ(p.rare().claim_sources, (std::vector<PodProjection::ClaimSource>{{"x", ""}, {"", "t"}}));
@@ -188,10 +191,10 @@ TEST(ProjectPod, UnknownFieldsInsideNewerFieldsAreSkipped) {
       "schedulingGates":[{"x":{"name":"no","schedulingGates":[{"name":"no"}]},"name":"yes","y":[{"name":"no"}],"z":7}],
       "resourceClaims":[{"source":{"name":"no","resourceClaims":[{"name":"no"}]},"name":"yes","w":[[{"name":"no"}]]}],
       "containers":[{"name":"c","resources":{"claims":[{"name":"no"}]},"lifecycle":{"restartPolicy":"no"}}]}})");
-  EXPECT_EQ(p.scheduling_gates, std::vector<std::string>{"yes"});
+  EXPECT_EQ(p.rare().scheduling_gates, std::vector<std::string>{"yes"});
   EXPECT_EQ(p.rare().resource_claims, std::vector<std::string>{"yes"});
   ASSERT_EQ(p.containers.size(), 1u);
-  EXPECT_EQ(p.containers[0].restart_policy, "");
+  EXPECT_FALSE(p.containers[0].restart_always);
 }
 
 TEST(ProjectPod, NullNewerFieldsAreAbsent) {
@@ -207,7 +210,7 @@ TEST(ProjectPod, NullNewerFieldsAreAbsent) {
   PodProjection p = project_pod(R"({"metadata":{"labels":{"a":null,"b":"1"}},
       "spec":{"schedulingGates":[null,{"name":null},{"name":"g"}],"nodeSelector":{"k":null},
               "overhead":{"cpu":null},"resourceClaims":[null,{"name":"c"}]}})");
-  EXPECT_EQ(p.scheduling_gates, (std::vector<std::string>{"", "g"}));
+  EXPECT_EQ(p.rare().scheduling_gates, (std::vector<std::string>{"", "g"}));
   EXPECT_TRUE(p.rare().node_selector.empty());
   EXPECT_TRUE(p.rare().overhead.empty());
   EXPECT_EQ(p.rare().resource_claims, std::vector<std::string>{"c"});
@@ -280,7 +283,7 @@ TEST(ProjectPod, DeletionTimestampMarksDeleting) {
 TEST(ProjectPod, AbsentAndNullFieldsStayEmpty) {
   PodProjection p = project_pod(R"({"metadata":{"name":null,"ownerReferences":null},"spec":{"priority":null,"containers":null}})");
   EXPECT_EQ(p, PodProjection{});
-  EXPECT_FALSE(p.priority.has_value());
+  EXPECT_EQ(p.priority, 0);
   EXPECT_EQ(project_pod("{}"), PodProjection{});
 }
 
@@ -416,7 +419,7 @@ TEST(ProjectPodList, EqualsProjectingEachScannedItem) {
   EXPECT_EQ(direct[17].node_name, "node-3");
   ASSERT_EQ(direct[17].containers.size(), 1u);
   EXPECT_EQ(quantity(direct[17].containers[0].requests, "nvidia.com/gpu"), "2");
-  EXPECT_EQ(direct[17].scheduling_gates, std::vector<std::string>{"gate-17"});
+  EXPECT_EQ(direct[17].rare().scheduling_gates, std::vector<std::string>{"gate-17"});
 }
 
 TEST(ProjectPodList, ItemsDoNotLeakIntoEachOther) {
@@ -439,17 +442,17 @@ TEST(ProjectPodList, ItemsDoNotLeakIntoEachOther) {
   ASSERT_EQ(pods.size(), 2u);
   PodProjection first;
   first.created_ms = 1000;
-  first.scheduling_gates = {"g1"};
+  first.rare_mut().scheduling_gates = {"g1"};
   first.rare_mut().node_selector = {{"n", "1"}};
   first.rare_mut().overhead = {{"cpu", "1"}};
   first.rare_mut().resource_claims = {"c1"};
   first.rare_mut().claim_sources = {{}};
-  first.rare_mut().init_containers = {{"s", {}, {}, "Always"}};
+  first.rare_mut().init_containers = {{"s", {}, {}, true}};
   EXPECT_EQ(pods[0], first);
   PodProjection second;
   second.rare_mut().resource_claims = {"c2"};
   second.rare_mut().claim_sources = {{}};
-  second.rare_mut().init_containers = {{"i", {}, {}, ""}};
+  second.rare_mut().init_containers = {{"i", {}, {}, false}};
   EXPECT_EQ(pods[1], second);
 }
 

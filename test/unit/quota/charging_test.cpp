@@ -13,7 +13,7 @@ kube::PodProjection pod(const std::string& ns, const std::map<std::string, std::
   p.ns = ns;
   p.name = "p";
   p.phase = kube::PodPhase::pending;
-  p.scheduling_gates = std::move(gates);
+  p.rare_mut().scheduling_gates = std::move(gates);
   kube::PodProjection::Container c;
   c.name = "main";
   c.requests.assign(requests.begin(), requests.end());

@@ -40,7 +40,7 @@ kube::PodProjection pod_with(std::vector<kube::PodProjection::ClaimSource> sourc
   p.ns = "ml";
   p.name = "p";
   p.phase = kube::PodPhase::pending;
-  p.scheduling_gates = {kQuotaGate};
+  p.rare_mut().scheduling_gates = {kQuotaGate};
   p.containers.emplace_back();
   for (std::size_t i = 0; i < sources.size(); ++i) p.rare_mut().resource_claims.push_back("c" + std::to_string(i));
   p.rare_mut().claim_sources = std::move(sources);
