@@ -3,6 +3,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "gpupool/admission/gate_configuration.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/json_access.h"
@@ -165,6 +167,22 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
   aco.name = "quota-admission";
   admission_controller_ = std::make_unique<runtime::Controller>(std::move(aco), *admission_);
   auto* admission_controller = admission_controller_.get();
+
+  // Usage into each quota's status, a quota per key, apart from the admission pass.
+  auto* admission = admission_.get();
+  usage_status_ = std::make_unique<quota_controller::UsageStatusReconciler>(
+      manager.client(), quotas->store(),
+      [admission](const std::string& key) { return admission->quota_usage(key); });
+  runtime::ControllerOptions uco;
+  uco.name = "tenantquota-usage";
+  uco.concurrency = std::max(concurrency, 4);  // writes of several quotas at once: one never waits for many
+  usage_status_controller_ = std::make_unique<runtime::Controller>(std::move(uco), *usage_status_);
+  auto* usage_controller = usage_status_controller_.get();
+  admission_->on_usage_touched([usage_controller](const std::vector<std::string>& keys) {
+    for (const auto& key : keys) usage_controller->enqueue(runtime::Request::from_key(key));
+  });
+  usage_status_controller_->watches<kube::Object>(*quotas, {}, quota_controller::quota_grant_changed);
+
   pods->add_handler(admission_->pod_handler([admission_controller, all] { admission_controller->enqueue(all); }));
   admission_controller_->watches<kube::Object>(*quotas, everything, quota_changed_beyond_usage);
   for (auto* source : {policies.get(), namespaces.get()}) {
@@ -175,6 +193,7 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
   for (auto* source : dra) admission_controller_->watches<kube::Object>(*source, everything);
   admission_controller_->enqueue(all);
   manager.add(*admission_controller_);
+  manager.add(*usage_status_controller_);
 }
 
 }  // namespace gpupool::controller

@@ -5,8 +5,10 @@
 // With the webhook server, the quota gate too: the gate's admission objects
 // (one key) and the admission reconciler (one key) over a pod informer of
 // projected pods, woken by pod changes that move usage or waiting pods and
-// by any quota, pool, policy, GPUNode or namespace change. Without it grants
-// are decided but pods are not held to them (logged at start).
+// by any quota, pool, policy, GPUNode or namespace change; and the usage
+// status reconciler (one key per TenantQuota), woken by the quotas whose
+// usage the admission reconciler saw move and by grant changes. Without it
+// grants are decided but pods are not held to them (logged at start).
 #pragma once
 
 #include <memory>
@@ -14,6 +16,7 @@
 #include "gpupool/quota_controller/admission_reconciler.h"
 #include "gpupool/quota_controller/gate_config_reconciler.h"
 #include "gpupool/quota_controller/grant_reconciler.h"
+#include "gpupool/quota_controller/usage_status_reconciler.h"
 #include "gpupool/runtime/event_recorder.h"
 #include "webhook_setup.h"
 #include "gpupool/runtime/controller.h"
@@ -33,6 +36,8 @@ class QuotaController {
   std::unique_ptr<runtime::Controller> gate_config_controller_;
   std::unique_ptr<quota_controller::AdmissionReconciler> admission_;
   std::unique_ptr<runtime::Controller> admission_controller_;
+  std::unique_ptr<quota_controller::UsageStatusReconciler> usage_status_;
+  std::unique_ptr<runtime::Controller> usage_status_controller_;
 };
 
 }  // namespace gpupool::controller

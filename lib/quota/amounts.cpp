@@ -25,6 +25,15 @@ Amounts add(const Amounts& a, const Amounts& b) {
   return out;
 }
 
+Amounts above(const Amounts& a, const Amounts& b) {
+  Amounts out;
+  for (const auto& [r, v] : a) {
+    const auto it = b.find(r);
+    if (const std::int64_t over = v - (it == b.end() ? 0 : it->second); over > 0) out[r] = over;
+  }
+  return out;
+}
+
 bool fits_within(const Amounts& a, const Amounts& b) {
   for (const auto& [r, v] : a) {
     auto it = b.find(r);

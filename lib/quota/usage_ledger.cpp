@@ -61,6 +61,14 @@ void UsageLedger::move(std::map<std::string, Amounts>& totals, const Entry& e, i
 
 void UsageLedger::apply(const Entry& e, std::size_t book, int sign) {
   move(e.state == PodQuotaState::admitted ? used_[book] : waiting_[book], e, sign);
+  touched_[book].insert(*e.quota);  // no allocation when already there
+}
+
+std::vector<std::string> UsageLedger::take_touched(std::size_t book) {
+  auto& touched = touched_.at(book);
+  std::vector<std::string> out(touched.begin(), touched.end());
+  touched.clear();
+  return out;
 }
 
 bool UsageLedger::set(const std::string& pod, const std::optional<PodCharge>& charge, std::size_t book) {

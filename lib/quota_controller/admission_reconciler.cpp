@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include "gpupool/common/parallel.h"
@@ -21,7 +22,7 @@
 namespace gpupool::quota_controller {
 namespace {
 
-// Requests one pass has in flight at once (pods' gates, quotas' statuses).
+// Requests one pass has in flight at once (pods' gates).
 constexpr std::size_t kRequestsInFlight = 8;
 
 using Doc = rapidjson::Document;
@@ -37,28 +38,6 @@ std::string gates_json(const std::vector<std::string>& gates) {
   std::string out = "[";
   for (const auto& g : gates) out += (out.size() > 1 ? "," : "") + std::string(R"({"name":)") + quoted(g) + "}";
   return out + "]";
-}
-
-// status.<field> as the quantities it should hold.
-rapidjson::Value quantity_map(const quota::Amounts& amounts, Doc::AllocatorType& a) {
-  rapidjson::Value map(rapidjson::kObjectType);
-  for (const auto& [r, q] : to_quantities(amounts)) {
-    map.AddMember(rapidjson::Value(r.c_str(), a), rapidjson::Value(q.quantity.text().c_str(), a), a);
-  }
-  return map;
-}
-
-quota::Amounts amounts_at(const rapidjson::Value& doc, const char* field) {
-  quota::Amounts out;
-  const rapidjson::Value* m = kube::value_at(doc, {"status", field});
-  if (m == nullptr || !m->IsObject()) return out;
-  for (const auto& e : m->GetObject()) {
-    if (!e.value.IsString()) continue;
-    auto q = api::parse_quantity(e.value.GetString());
-    if (!q) continue;
-    if (auto v = q.value->micro_value(); v && *v > 0) out[e.name.GetString()] = *v;
-  }
-  return out;
 }
 
 }  // namespace
@@ -124,32 +103,44 @@ bool AdmissionReconciler::observe_locked(const kube::PodProjection& pod) {
 }
 
 runtime::EventHandler<kube::PodProjection> AdmissionReconciler::pod_handler(std::function<void()> wake) {
+  // Under the lock: the event's effect on the ledger and the pending pods,
+  // and the quotas whose usage it moved; outside it, who is told.
+  auto apply = [this, wake](const std::function<bool()>& change) {
+    bool changed;
+    std::vector<std::string> touched;
+    {
+      std::lock_guard lock(mu_);
+      changed = change();
+      touched = ledger_.take_touched(kByQuota);
+    }
+    if (!touched.empty() && touched_) touched_(touched);
+    if (changed) wake();
+  };
   runtime::EventHandler<kube::PodProjection> h;
-  h.on_add = [this, wake](const auto& pod) {
-    bool changed;
-    {
-      std::lock_guard lock(mu_);
-      changed = observe_locked(*pod);
-    }
-    if (changed) wake();
-  };
-  h.on_update = [this, wake](const auto&, const auto& pod) {
-    bool changed;
-    {
-      std::lock_guard lock(mu_);
-      changed = observe_locked(*pod);
-    }
-    if (changed) wake();
-  };
-  h.on_delete = [this, wake](const auto& pod) {
-    bool changed;
-    {
-      std::lock_guard lock(mu_);
-      changed = forget_locked(kube::object_key(pod->ns, pod->name));
-    }
-    if (changed) wake();
+  h.on_add = [this, apply](const auto& pod) { apply([&] { return observe_locked(*pod); }); };
+  h.on_update = [this, apply](const auto&, const auto& pod) { apply([&] { return observe_locked(*pod); }); };
+  h.on_delete = [this, apply](const auto& pod) {
+    apply([&] { return forget_locked(kube::object_key(pod->ns, pod->name)); });
   };
   return h;
+}
+
+std::optional<QuotaUsage> AdmissionReconciler::quota_usage(const std::string& quota_key) const {
+  std::lock_guard lock(mu_);
+  if (!map_.quotas.contains(quota_key)) return std::nullopt;
+  return QuotaUsage{ledger_.used(quota_key, kByQuota), ledger_.waiting(quota_key, kByQuota)};
+}
+
+void AdmissionReconciler::tell_touched(std::vector<std::string> also) {
+  std::vector<std::string> touched;
+  {
+    std::lock_guard lock(mu_);
+    touched = ledger_.take_touched(kByQuota);
+  }
+  touched.insert(touched.end(), also.begin(), also.end());
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  if (!touched.empty() && touched_) touched_(touched);
 }
 
 AdmissionReconciler::Usage AdmissionReconciler::usage() const {
@@ -225,10 +216,14 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
   std::vector<quota::QuotaBudget> budgets;
   std::map<std::string, quota::Amounts> pool_free;  // pool -> devices no admitted pod holds
   std::map<std::string, Pending> pending;
+  std::vector<std::string> recharged;  // every quota, when the charge map changed
   {
     std::lock_guard lock(mu_);
     if (!(map == map_)) {
+      // Quotas gone from the map too: their usage status may show pods no more charged to them.
+      for (const auto& [key, q] : map_.quotas) recharged.push_back(key);
       map_ = std::move(map);
+      for (const auto& [key, q] : map_.quotas) recharged.push_back(key);
       for (const auto& pod : stores_.pods.list()) observe_locked(*pod);
     } else {
       std::vector<std::string> with_claims;
@@ -358,8 +353,9 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
     }
   }
 
-  // 5. Usage into each quota's status; the gauges.
-  write_usage(granted, tenants);
+  // 5. The quotas whose usage moved to the usage status writer; the gauges.
+  tell_touched(std::move(recharged));
+  publish_usage(granted, tenants);
   publish_allocated(views);
   if (failed) return Result::requeue();
   if (next_reclaim) return Result::requeue_after(*next_reclaim + std::chrono::milliseconds(100));
@@ -378,79 +374,26 @@ void AdmissionReconciler::publish_allocated(const std::map<std::string, PoolView
   metrics_.publish_pools(allocated);
 }
 
-void AdmissionReconciler::write_usage(const std::map<std::string, quota::Amounts>& granted,
-                                      const std::map<std::string, std::string>& tenants) {
-  std::map<std::string, std::pair<quota::Amounts, quota::Amounts>> usage;  // quota -> used, waiting
-  std::map<std::string, std::string> pool_of;
-  std::map<std::string, std::size_t> pods_waiting;  // quota -> its pods at the gate
-  {
-    std::lock_guard lock(mu_);
-    for (const auto& [key, q] : map_.quotas) {
-      usage[key] = {ledger_.used(key), ledger_.waiting(key)};
-      pool_of[key] = q.pool;
-    }
-    for (const auto& [pod, p] : pending_) {
-      if (p.charge && p.charge->state == quota::PodQuotaState::waiting) ++pods_waiting[p.charge->quota];
-    }
-  }
+void AdmissionReconciler::publish_usage(const std::map<std::string, quota::Amounts>& granted,
+                                        const std::map<std::string, std::string>& tenants) {
   std::map<std::string, QuotaFigures> figures;
-  struct Write {
-    std::string key;
-    std::shared_ptr<const kube::Object> current;  // the informer's copy
-    quota::Amounts used, waiting, borrowed;
-  };
-  std::vector<Write> writes;
-  for (const auto& [key, uw] : usage) {
-    const auto& [used, waiting] = uw;
-    quota::Amounts borrowed;
+  std::unique_lock lock(mu_);
+  for (const auto& [key, q] : map_.quotas) {
     const auto g = granted.find(key);
-    for (const auto& [r, u] : used) {
-      const std::int64_t have = g == granted.end() || !g->second.contains(r) ? 0 : g->second.at(r);
-      if (u > have) borrowed[r] = u - have;
-    }
-    const auto req = runtime::Request::from_key(key);
     const auto t = tenants.find(key);
-    const auto w = pods_waiting.find(key);
-    figures[key] = {g == granted.end() ? quota::Amounts{} : g->second, used, waiting, borrowed, pool_of[key],
-                    t == tenants.end() ? req.ns : t->second, w == pods_waiting.end() ? 0 : w->second};
-    auto current = stores_.quotas.get(key);
-    if (!current || (amounts_at(current->doc, "used") == used && amounts_at(current->doc, "waiting") == waiting &&
-                     amounts_at(current->doc, "borrowed") == borrowed)) {
-      continue;
-    }
-    writes.push_back({key, current, used, waiting, borrowed});
+    QuotaFigures& f = figures[key];
+    if (g != granted.end()) f.granted = g->second;
+    f.used = ledger_.used(key, kByQuota);
+    f.waiting = ledger_.waiting(key, kByQuota);
+    f.borrowed = quota::above(f.used, f.granted);
+    f.pool = q.pool;
+    f.tenant = t == tenants.end() ? runtime::Request::from_key(key).ns : t->second;
   }
-  // One status per quota, a few at once: a usage change never waits for all the others'.
-  common::for_each_parallel(writes.size(), kRequestsInFlight, [&](std::size_t i) {
-    const Write& w = writes[i];
-    const std::string& key = w.key;
-    const quota::Amounts &used = w.used, &waiting = w.waiting, &borrowed = w.borrowed;
-    const auto req = runtime::Request::from_key(key);
-    try {
-      runtime::update_status(
-          client_, kube::ResourceRef{{"gpupool.io", "v1alpha1", "tenantquotas"}, req.ns, req.name, ""}, w.current->doc,
-          [&](Doc& doc) {
-            if (amounts_at(doc, "used") == used && amounts_at(doc, "waiting") == waiting &&
-                amounts_at(doc, "borrowed") == borrowed) {
-              return false;
-            }
-            auto& a = doc.GetAllocator();
-            if (!doc.HasMember("status") || !doc["status"].IsObject()) {
-              doc.RemoveMember("status");
-              doc.AddMember("status", rapidjson::Value(rapidjson::kObjectType), a);
-            }
-            auto& s = doc["status"];
-            using Field = std::pair<const char*, const quota::Amounts*>;
-            for (const auto& [field, amounts] : {Field{"used", &used}, Field{"waiting", &waiting}, Field{"borrowed", &borrowed}}) {
-              s.RemoveMember(field);
-              if (!amounts->empty()) s.AddMember(rapidjson::StringRef(field), quantity_map(*amounts, a), a);
-            }
-            return true;
-          });
-    } catch (const kube::ApiError& e) {
-      if (!e.is_not_found()) spdlog::warn("TenantQuota {}: writing usage failed: {}", key, e.what());
-    }
-  });
+  for (const auto& [pod, p] : pending_) {
+    if (!p.charge || p.charge->state != quota::PodQuotaState::waiting) continue;
+    if (auto f = figures.find(p.charge->quota); f != figures.end()) ++f->second.pods_waiting;
+  }
+  lock.unlock();  // the pod handler waits on the lock meanwhile
   metrics_.publish(figures);
 }
 

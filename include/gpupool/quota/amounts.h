@@ -31,6 +31,9 @@ std::string format_amount(std::int64_t micro);
 
 // a[r] + b[r] for every r (missing counts as 0); entries that end at 0 are dropped.
 Amounts add(const Amounts& a, const Amounts& b);
+// a[r] - b[r] for every r in a where that is above 0 (missing in b counts
+// as 0): what a quota uses above its grant (status.borrowed).
+Amounts above(const Amounts& a, const Amounts& b);
 // Whether a[r] <= b[r] for every r in a (missing in b counts as 0).
 bool fits_within(const Amounts& a, const Amounts& b);
 

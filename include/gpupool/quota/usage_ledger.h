@@ -13,7 +13,9 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 #include <utility>
 
 #include "gpupool/quota/amounts.h"
@@ -56,6 +58,12 @@ class UsageLedger {
   const std::map<std::string, Amounts>& all_used(std::size_t book = 0) const { return used_.at(book); }
   const std::map<std::string, Amounts>& all_waiting(std::size_t book = 0) const { return waiting_.at(book); }
 
+  // The accounts of `book` whose used or waiting totals set() moved since the
+  // last call, each once, in order; then none until set() moves one again.
+  // (A total moved away and back counts: readers compare with what they
+  // wrote.) At most every account of the book is held meanwhile.
+  std::vector<std::string> take_touched(std::size_t book = 0);
+
  private:
   // Names many pods share (quota keys, resource names), held once: a pod's
   // entry points at them. Counted, so names no entry holds go away.
@@ -94,6 +102,7 @@ class UsageLedger {
   std::map<std::string, Books> pods_;  // pods charged in at least one book
   // Per book: account -> totals; accounts at zero dropped.
   std::array<std::map<std::string, Amounts>, kMaxBooks> used_, waiting_;
+  std::array<std::set<std::string>, kMaxBooks> touched_;  // since take_touched
 };
 
 }  // namespace gpupool::quota

@@ -32,19 +32,24 @@
 //    let go: only the gate is removed.
 // 4. A pod that keeps waiting gets an Event (Normal, WaitingForQuota) naming
 //    the quota and the numbers, again only when they change.
-// 5. Each TenantQuota's status used, waiting and borrowed (used above
-//    granted) are written when they changed; the other fields are left to
-//    their writers. The same figures, and granted, as gauges (quota_metrics.h),
-//    with the pods each quota holds at the gate and its tenant; and each
-//    existing pool's devices its admitted pods hold (the ledger's pool book).
+// 5. The quotas whose usage moved (pod events, this pass's admissions; all
+//    of them when the charge map changed) go to on_usage_touched: the usage
+//    status reconciler (usage_status_reconciler.h) writes their status, one
+//    quota at a time, apart from this pass. Each quota's used, waiting,
+//    borrowed and granted as gauges (quota_metrics.h), with the pods each
+//    quota holds at the gate and its tenant; and each existing pool's devices
+//    its admitted pods hold (the ledger's pool book).
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "gpupool/kube/client.h"
 #include "gpupool/kube/json_projection.h"
@@ -54,6 +59,7 @@
 #include "gpupool/quota/admission.h"
 #include "gpupool/quota_controller/pool_view.h"
 #include "gpupool/quota_controller/quota_metrics.h"
+#include "gpupool/quota_controller/usage_status_reconciler.h"
 #include "gpupool/runtime/controller.h"
 #include "gpupool/runtime/event_recorder.h"
 #include "gpupool/runtime/informer.h"
@@ -83,6 +89,15 @@ class AdmissionReconciler : public runtime::Reconciler {
   // For the pod informer: keeps the ledger and calls `wake` when a pass is
   // worth running (usage or waiting pods changed).
   runtime::EventHandler<kube::PodProjection> pod_handler(std::function<void()> wake);
+
+  // Called with the quotas whose usage may have moved (keys, each once), from
+  // the pod informer's handler and the pass, outside the lock. Set before the
+  // informers start.
+  void on_usage_touched(std::function<void(const std::vector<std::string>& quotas)> touched) {
+    touched_ = std::move(touched);
+  }
+  // The quota's usage now; nullopt when no pass has charged it (not read yet, or gone).
+  std::optional<QuotaUsage> quota_usage(const std::string& quota_key) const;
 
   runtime::Result reconcile(const runtime::Request& request, std::stop_token stop) override;
 
@@ -114,9 +129,10 @@ class AdmissionReconciler : public runtime::Reconciler {
   // What the pod's DRA claims ask for (quota/claims.h), from the claim stores.
   quota::PodClaims claims_of(const kube::PodProjection& pod) const;
   bool patch_pod(const std::string& key, const Pending& p, const std::string* pool);
-  // Writes each quota's usage into its status and publishes the quota gauges
-  // (`tenants`: quota -> its tenant).
-  void write_usage(const std::map<std::string, quota::Amounts>& granted, const std::map<std::string, std::string>& tenants);
+  // Hands the quotas the ledger saw move since the last call (and `also`) to touched_.
+  void tell_touched(std::vector<std::string> also = {});
+  // Publishes the quota gauges (`tenants`: quota -> its tenant).
+  void publish_usage(const std::map<std::string, quota::Amounts>& granted, const std::map<std::string, std::string>& tenants);
   // Publishes gpupool_pool_allocated for the pools in `views` that exist.
   void publish_allocated(const std::map<std::string, PoolView>& views);
   // Evicts borrowed pods of `pool` to free `shortfall` (devices).
@@ -138,6 +154,7 @@ class AdmissionReconciler : public runtime::Reconciler {
   runtime::EventRecorder* events_;
   QuotaMetrics metrics_;
 
+  std::function<void(const std::vector<std::string>&)> touched_;
   QuotaReader quota_reader_;  // the reconcile worker's
   mutable std::mutex mu_;
   quota::ChargeMap map_;

@@ -92,6 +92,9 @@ TEST(Amounts, FormatAndArithmetic) {
   EXPECT_EQ(grain("nvidia.com/gpu"), kMicro);
   EXPECT_EQ(grain(kGpuUnit), 1000);
   EXPECT_EQ(add({{"a", 1}, {"b", 2}}, {{"b", -2}, {"c", 3}}), (Amounts{{"a", 1}, {"c", 3}}));
+  EXPECT_EQ(above({{"a", 3}, {"b", 2}, {"c", 1}, {"d", 4}}, {{"a", 1}, {"b", 2}, {"c", 5}, {"e", 9}}),
+            (Amounts{{"a", 2}, {"d", 4}}))
+      << "used above granted; a resource granted only, or within its grant, is not borrowed";
   EXPECT_TRUE(fits_within({{"a", 1}}, {{"a", 1}, {"b", 0}}));
   EXPECT_FALSE(fits_within({{"a", 1}, {"b", 1}}, {{"a", 1}}));
 }

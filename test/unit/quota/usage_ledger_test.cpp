@@ -1,6 +1,7 @@
 // UsageLedger: incremental totals equal a full recount after random events.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "gpupool/quota/usage_ledger.h"
@@ -125,6 +126,59 @@ TEST(UsageLedger, RandomEventsInTwoBooksEqualARecountOfEach) {
   }
   EXPECT_EQ(l.pods(), 0u);
   EXPECT_EQ(l.names(), 0u);
+}
+
+
+TEST(UsageLedger, TouchedAccountsAreTakenOncePerBook) {
+  UsageLedger l;
+  const Amounts one{{"nvidia.com/gpu", kMicro}};
+  EXPECT_TRUE(l.take_touched().empty());
+  l.set("ml/a", PodCharge{"ml/q", one, PodQuotaState::waiting});
+  l.set("ml/b", PodCharge{"ml/q", one, PodQuotaState::admitted});
+  l.set("ml/a", PodCharge{"ml/r", one, PodQuotaState::admitted});  // moved: both accounts
+  l.set("ml/a", PodCharge{"pool-a", one, PodQuotaState::admitted}, 1);
+  EXPECT_EQ(l.take_touched(), (std::vector<std::string>{"ml/q", "ml/r"})) << "each once, in order";
+  EXPECT_TRUE(l.take_touched().empty()) << "taken";
+  EXPECT_EQ(l.take_touched(1), std::vector<std::string>{"pool-a"}) << "books apart";
+  l.set("ml/b", PodCharge{"ml/q", one, PodQuotaState::admitted});
+  EXPECT_TRUE(l.take_touched().empty()) << "a set() that changes nothing touches nothing";
+  l.set("ml/b", std::nullopt);
+  EXPECT_EQ(l.take_touched(), std::vector<std::string>{"ml/q"}) << "a pod gone touches its account";
+}
+
+TEST(UsageLedger, EveryAccountWhoseTotalsMovedIsTouched) {
+  std::mt19937 rng(11);
+  UsageLedger l;
+  auto snapshot = [&l] { return std::pair{l.all_used(), l.all_waiting()}; };
+  auto totals_of = [](const auto& snap, const std::string& q) {
+    auto u = snap.first.find(q);
+    auto w = snap.second.find(q);
+    return std::pair{u == snap.first.end() ? Amounts{} : u->second, w == snap.second.end() ? Amounts{} : w->second};
+  };
+  auto before = snapshot();
+  for (int round = 0; round < 200; ++round) {
+    for (int i = 0; i < 1 + static_cast<int>(rng() % 20); ++i) {
+      const std::string pod = "p" + std::to_string(rng() % 50);
+      if (rng() % 4 == 0) {
+        l.set(pod, std::nullopt);
+        continue;
+      }
+      PodCharge c;
+      c.quota = "q" + std::to_string(rng() % 8);
+      c.charge["nvidia.com/gpu"] = static_cast<std::int64_t>(1 + rng() % 3) * kMicro;
+      c.state = rng() % 3 == 0 ? PodQuotaState::waiting : PodQuotaState::admitted;
+      l.set(pod, c);
+    }
+    const auto touched = l.take_touched();
+    const auto after = snapshot();
+    for (int q = 0; q < 8; ++q) {
+      const std::string account = "q" + std::to_string(q);
+      if (totals_of(before, account) != totals_of(after, account)) {
+        EXPECT_TRUE(std::binary_search(touched.begin(), touched.end(), account)) << account << " in round " << round;
+      }
+    }
+    before = after;
+  }
 }
 
 }  // namespace
