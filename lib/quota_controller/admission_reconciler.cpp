@@ -220,8 +220,6 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
   {
     std::lock_guard lock(mu_);
     if (!(map == map_)) {
-      // Quotas gone from the map too: their usage status may show pods no more charged to them.
-      for (const auto& [key, q] : map_.quotas) recharged.push_back(key);
       map_ = std::move(map);
       for (const auto& [key, q] : map_.quotas) recharged.push_back(key);
       for (const auto& pod : stores_.pods.list()) observe_locked(*pod);
