@@ -444,5 +444,34 @@ TEST_F(QuotaGateTest, WithTheWebhookDownUngatedGpuPodsAreRefusedOthersAdmitted) 
   EXPECT_NO_THROW(client_->create(kube::ResourceRef{kube::core::pods(), "gt-free", "", ""}, gpu_pod("gt-free", "free", 1)));
 }
 
+// The usage a controller wrote stays in a quota's status while no controller
+// runs; a restarted one rewrites it from the pods as they are then: here
+// none, both deleted meanwhile, so no pod event names the quota.
+TEST_F(QuotaGateTest, ARestartedControllerCorrectsUsageLeftByPodsDeletedWhileItWasDown) {
+  fleet(117, 1, {{"pool-test", "quota"}});  // 2 nvidia.com/gpu
+  start_controller_with_webhook();
+  make_namespace("gt-restart", "");
+  ASSERT_NO_FATAL_FAILURE(policy_and_pool("    approval: Automatic\n", "2"));
+  quota("gt-restart", "q", "nvidia.com/gpu: 2", 0);
+  ASSERT_TRUE(wait_phase("gt-restart", "q", "Granted"));
+  ASSERT_TRUE(wait_covered("gt-restart")) << log_tail("controller.log");
+  const kube::ResourceRef pods{kube::core::pods(), "gt-restart", "", ""};
+  for (const char* name : {"a", "b"}) ASSERT_NO_THROW(client_->create(pods, gpu_pod("gt-restart", name, 1)));
+  auto used = [&] { return str(get_quota("gt-restart", "q"), {"status", "used", "nvidia.com/gpu"}); };
+  ASSERT_TRUE(testenv::wait_until([&] { return used() == "2"; }, 60s))
+      << kube::to_json(get_quota("gt-restart", "q")) << "\n" << log_tail("controller.log");
+
+  controller_.reset();
+  kube::DeleteOptions now;
+  now.grace_period_seconds = 0;
+  for (const char* name : {"a", "b"}) client_->remove(pods.with_name(name), now);
+  ASSERT_TRUE(testenv::wait_until([&] { return pods_in({"gt-restart"}).empty(); }, 30s));
+  EXPECT_EQ(used(), "2") << "no controller ran: the status still shows the deleted pods";
+
+  start_controller_with_webhook();
+  EXPECT_TRUE(testenv::wait_until([&] { return !at(get_quota("gt-restart", "q"), {"status", "used"}); }, 60s))
+      << kube::to_json(get_quota("gt-restart", "q")) << "\n" << log_tail("controller.log");
+}
+
 }  // namespace
 }  // namespace gpupool::test
