@@ -702,7 +702,7 @@ int main(int argc, char** argv) {
                      late_args);
       std::printf("controller during admissions and the rollout: peak RSS %.1f MiB\n", late.peak_rss_mib);
       // Where the passes' time went (the admission and rollout steps together).
-      for (const char* name : {"gpupool", "gpu-health", "tenantquota-grants", "quota-admission"}) {
+      for (const char* name : {"gpupool", "gpu-health", "tenantquota-grants", "quota-admission", "tenantquota-usage"}) {
         auto it = late.queues.find(name);
         if (it == late.queues.end()) continue;
         std::printf("controller %s: %.0f passes, %.1f ms each on average after %.1f ms in its queue\n", name,
