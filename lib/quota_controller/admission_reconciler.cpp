@@ -105,7 +105,7 @@ bool AdmissionReconciler::observe_locked(const kube::PodProjection& pod) {
 runtime::EventHandler<kube::PodProjection> AdmissionReconciler::pod_handler(std::function<void()> wake) {
   // Under the lock: the event's effect on the ledger and the pending pods,
   // and the quotas whose usage it moved; outside it, who is told.
-  auto apply = [this, wake](const std::function<bool()>& change) {
+  auto apply = [this, wake](auto&& change) {
     bool changed;
     std::vector<std::string> touched;
     {
