@@ -148,10 +148,7 @@ std::vector<std::string> choose_reclaim(const Amounts& needed, const std::vector
   }
   std::map<std::string, Amounts> borrowed;  // quota -> used above granted
   for (const auto& q : quotas) {
-    for (const auto& [r, u] : q.used) {
-      const std::int64_t over = u - get(q.granted, r);
-      if (over > 0) borrowed[q.key][r] = over;
-    }
+    if (Amounts over = above(q.used, q.granted); !over.empty()) borrowed[q.key] = std::move(over);
   }
   std::vector<const RunningPod*> candidates;
   for (const auto& p : running) {
