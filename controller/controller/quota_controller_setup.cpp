@@ -181,7 +181,7 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
   admission_->on_usage_touched([usage_controller](const std::vector<std::string>& keys) {
     for (const auto& key : keys) usage_controller->enqueue(runtime::Request::from_key(key));
   });
-  usage_status_controller_->watches<kube::Object>(*quotas, {}, quota_controller::quota_grant_changed);
+  usage_status_controller_->watches<kube::Object>(*quotas, {}, quota_controller::quota_usage_status_changed);
 
   pods->add_handler(admission_->pod_handler([admission_controller, all] { admission_controller->enqueue(all); }));
   admission_controller_->watches<kube::Object>(*quotas, everything, quota_changed_beyond_usage);

@@ -46,8 +46,11 @@ quota::Amounts status_amounts(const rapidjson::Value& quota, const char* field) 
   return out;
 }
 
-bool quota_grant_changed(const kube::Object& old_obj, const kube::Object& new_obj) {
-  return kube::differs_at(old_obj.doc, new_obj.doc, {"status", "granted"});
+bool quota_usage_status_changed(const kube::Object& old_obj, const kube::Object& new_obj) {
+  for (const char* field : {"granted", "used", "waiting", "borrowed"}) {
+    if (kube::differs_at(old_obj.doc, new_obj.doc, {"status", field})) return true;
+  }
+  return false;
 }
 
 runtime::Result UsageStatusReconciler::reconcile(const runtime::Request& request, std::stop_token) {

@@ -10,7 +10,8 @@
 //
 // Keys: the quotas whose usage may have moved (the admission reconciler's
 // on_usage_touched: pod events, its own admissions, every quota when its
-// charge map changes, so also at start) and quotas whose grant changed.
+// charge map changes, so also at start) and quotas whose grant or usage
+// figures changed in the informer (quota_usage_status_changed, below).
 // A quota the admission reconciler does not charge (not read yet, or being
 // deleted) is left alone. Writes only what differs from the informer's copy,
 // with its resourceVersion (a conflict reads afresh and tries again). Run by
@@ -54,7 +55,12 @@ class UsageStatusReconciler : public runtime::Reconciler {
   UsageOf usage_of_;
 };
 
-// For the quota informer's watch: status.granted moved (borrowed follows it).
-bool quota_grant_changed(const kube::Object& old_obj, const kube::Object& new_obj);
+// For the quota informer's watch: status.granted moved (borrowed follows
+// it), or status.used, .waiting or .borrowed did, mostly the echo of this
+// reconciler's own write. Waking on the echo is what makes a pass that read
+// a stale copy safe: the informer's copy may still lack the last write, and
+// a pass that found the usage equal to that older copy wrote nothing, which
+// left the written (now wrong) figures in place until the next pod event.
+bool quota_usage_status_changed(const kube::Object& old_obj, const kube::Object& new_obj);
 
 }  // namespace gpupool::quota_controller
