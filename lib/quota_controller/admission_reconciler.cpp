@@ -47,6 +47,7 @@ bool AdmissionReconciler::forget_locked(const std::string& key) {
   short_since_.erase(key);
   bool changed = ledger_.set(key, std::nullopt, kByQuota);
   assumed_.erase(key);
+  evicting_.erase(key);
   told_.erase(key);
   return pending_.erase(key) > 0 || changed;
 }
@@ -66,6 +67,8 @@ bool AdmissionReconciler::observe_locked(const kube::PodProjection& pod) {
   const std::string key = kube::object_key(pod.ns, pod.name);
   const bool is_gated = quota::gated(pod);
   if (!is_gated) assumed_.erase(key);  // the informer caught up with our admission
+  // It shows our eviction, or the key is a new pod's (gated: not the one evicted).
+  if (pod.deleting || is_gated) evicting_.erase(key);
   const bool assumed = assumed_.contains(key);
   auto result = quota::charge_pod(pod, map_, assumed, claims_of(pod));
   bool changed = ledger_.set(key, result.charge, kByQuota);
@@ -404,7 +407,7 @@ std::vector<quota::RunningPod> AdmissionReconciler::running_pods(const std::func
     if (quota::gated(*pod)) continue;
     const auto r = quota::charge_pod(*pod, map_, false, claims_of(*pod));
     if (!r.charge || r.charge->state != quota::PodQuotaState::admitted || !want(r)) continue;
-    if (pod->deleting) {
+    if (pod->deleting || (!evicting_.empty() && evicting_.contains(kube::object_key(pod->ns, pod->name)))) {
       // Already on its way out: what it holds is coming back.
       if (terminating_devices) *terminating_devices = quota::add(*terminating_devices, r.devices);
       if (terminating_charge) *terminating_charge = quota::add(*terminating_charge, r.charge->charge);
@@ -422,15 +425,29 @@ void AdmissionReconciler::evict(const std::vector<std::string>& keys, const std:
     const auto req = runtime::Request::from_key(key);
     const std::string body = R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":)" + quoted(req.name) +
                              R"(,"namespace":)" + quoted(req.ns) + "}}";
+    auto forget = [&] {
+      std::lock_guard lock(mu_);
+      evicting_.erase(key);
+    };
+    {
+      // Before the request: the informer's news of it can only come after.
+      std::lock_guard lock(mu_);
+      evicting_.insert(key);
+    }
     try {
       client_.post_raw(kube::ResourceRef{kube::core::pods(), req.ns, req.name, "eviction"}, body);
-      const std::string text = note(key);
-      spdlog::info("pod {}: {}", key, text);
-      if (events_) events_->record({"v1", "Pod", req.ns, req.name, "", ""}, runtime::EventType::Warning, reason, "Evict", text);
     } catch (const kube::ApiError& e) {
+      forget();
       // A PodDisruptionBudget may refuse (429): the next pass tries again.
       if (!e.is_not_found()) spdlog::warn("pod {}: eviction ({}) refused: {}", key, reason, e.what());
+      continue;
+    } catch (...) {
+      forget();
+      throw;
     }
+    const std::string text = note(key);
+    spdlog::info("pod {}: {}", key, text);
+    if (events_) events_->record({"v1", "Pod", req.ns, req.name, "", ""}, runtime::EventType::Warning, reason, "Evict", text);
   }
 }
 

@@ -142,8 +142,8 @@ class AdmissionReconciler : public runtime::Reconciler {
   // CapacityReduced). Returns when to look again (the grace not over yet).
   std::optional<std::chrono::milliseconds> evict_over_grant(const api::TenantQuota& q, const PoolView& view,
                                                             const quota::Amounts& limit);
-  // Admitted pods charged where `want` says, not terminating; what the
-  // terminating ones hold adds to the optional totals.
+  // Admitted pods charged where `want` says, not terminating (nor evicted
+  // here, evicting_); what the terminating ones hold adds to the optional totals.
   std::vector<quota::RunningPod> running_pods(const std::function<bool(const quota::PodChargeResult&)>& want,
                                               quota::Amounts* terminating_devices, quota::Amounts* terminating_charge);
   void evict(const std::vector<std::string>& keys, const std::string& reason,
@@ -163,6 +163,10 @@ class AdmissionReconciler : public runtime::Reconciler {
   quota::UsageLedger ledger_;
   std::map<std::string, std::chrono::steady_clock::time_point> short_since_;  // pod -> waiting within its guarantee since
   std::set<std::string> assumed_;            // admitted here, informer not caught up yet
+  // Evicted here (from just before the request), the informer not showing
+  // the pod terminating or gone yet: counted as terminating meanwhile, or
+  // the next pass, reading the pod as still running, evicts another one.
+  std::set<std::string> evicting_;
   std::map<std::string, Pending> pending_;   // pod key -> at the gate
   std::map<std::string, std::string> told_;  // pod key -> the last WaitingForQuota note
 };
