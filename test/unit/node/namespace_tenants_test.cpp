@@ -13,6 +13,7 @@
 
 #include "gpupool/kube/client.h"
 #include "gpupool/kube/errors.h"
+#include "support/scripted_client.h"
 #include "support/scripted_server.h"
 
 namespace gpupool::node {
@@ -174,18 +175,9 @@ TEST(NamespaceTenants, ForgetsNamespacesNotAskedFor) {
 }
 
 // The agent's fetcher over HTTP.
-kube::RestConfig config_for(const test::ScriptedServer& server) {
-  kube::RestConfig c;
-  c.server = server.url();
-  c.qps = 0;
-  c.timeout = 2s;
-  c.max_retries = 0;
-  return c;
-}
-
 TEST(NamespaceLabelFetcher, ReadsTheNamespacesLabels) {
   test::ScriptedServer server;
-  const auto fetch = namespace_label_fetcher(std::make_shared<kube::Client>(config_for(server)));
+  const auto fetch = namespace_label_fetcher(std::make_shared<kube::Client>(test::scripted_config(server, 2s)));
   struct Case {
     const char* name;
     test::Step answer;

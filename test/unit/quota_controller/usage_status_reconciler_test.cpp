@@ -9,6 +9,7 @@
 #include "gpupool/kube/client.h"
 #include "gpupool/kube/json_access.h"
 #include "gpupool/quota/amounts.h"
+#include "support/scripted_client.h"
 #include "support/scripted_server.h"
 
 namespace gpupool::quota_controller {
@@ -53,21 +54,12 @@ TEST(UsageStatus, WakesOnTheGrantAndOnTheUsageFiguresOnly) {
   }
 }
 
-kube::RestConfig config_for(const test::ScriptedServer& server) {
-  kube::RestConfig c;
-  c.server = server.url();
-  c.qps = 0;
-  c.timeout = 2s;
-  c.max_retries = 0;
-  return c;
-}
-
 // The informer's copy lags behind a write: used went 3 -> 4 (written) -> 3
 // before the echo of the write arrived. The pass that reads the stale copy
 // (3) writes nothing; the echo (4) wakes it, and that pass writes 3 again.
 TEST(UsageStatus, AStaleCopyIsCorrectedWhenTheEchoOfTheWriteArrives) {
   test::ScriptedServer server;
-  kube::Client client(config_for(server));
+  kube::Client client(test::scripted_config(server, 2s));
   runtime::Store<kube::Object> quotas;
   QuotaUsage usage{{{"nvidia.com/gpu", 3 * kMicro}}, {}};
   UsageStatusReconciler reconciler(client, quotas, [&](const std::string& key) -> std::optional<QuotaUsage> {
@@ -118,7 +110,7 @@ TEST(UsageStatus, AStaleCopyIsCorrectedWhenTheEchoOfTheWriteArrives) {
 // A quota the admission reconciler does not charge, or one being deleted, is left alone.
 TEST(UsageStatus, LeavesUnchargedAndDeletedQuotasAlone) {
   test::ScriptedServer server;
-  kube::Client client(config_for(server));
+  kube::Client client(test::scripted_config(server, 2s));
   runtime::Store<kube::Object> quotas;
   UsageStatusReconciler reconciler(client, quotas, [](const std::string&) { return std::nullopt; });
   quotas.upsert("ml/q", std::make_shared<const kube::Object>(quota_object(R"({"used":{"nvidia.com/gpu":"3"}})")));

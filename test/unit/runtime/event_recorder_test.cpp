@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/scripted_client.h"
 #include "support/scripted_server.h"
 
 namespace gpupool::runtime {
@@ -13,15 +14,6 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using test::ScriptedServer;
 using test::Step;
-
-kube::RestConfig config_for(const ScriptedServer& server) {
-  kube::RestConfig c;
-  c.server = server.url();
-  c.qps = 0;
-  c.timeout = 1s;
-  c.max_retries = 0;
-  return c;
-}
 
 EventRecorderOptions options() {
   EventRecorderOptions o;
@@ -39,7 +31,7 @@ std::string event_answer(const std::string& ns) {
 TEST(EventRecorderWire, CreatesInDefaultForClusterScopedObjectsThenPatchesTheSeries) {
   ScriptedServer server;
   server.set_default(test::json_step(201, event_answer("default")));
-  kube::Client client(config_for(server));
+  kube::Client client(test::scripted_config(server, 1s));
   EventRecorder recorder(client, options());
   recorder.record(node(), EventType::Warning, "GPUUnhealthy", "Check", "gpu 3 \"fell off the bus\"");
   ASSERT_TRUE(recorder.flush(5s));
@@ -77,7 +69,7 @@ TEST(EventRecorderWire, AnEventGoneBeforeItsSeriesUpdateIsCreatedAgainWithTheSer
   server.enqueue(test::json_step(201, event_answer("default")));
   server.enqueue(test::status_step(404, "NotFound", "events \"x\" not found"));
   server.set_default(test::json_step(201, event_answer("default")));
-  kube::Client client(config_for(server));
+  kube::Client client(test::scripted_config(server, 1s));
   EventRecorder recorder(client, options());
   recorder.record(node(), EventType::Normal, "Seen", "Observe", "n");
   ASSERT_TRUE(recorder.flush(5s));
@@ -97,7 +89,7 @@ TEST(EventRecorderFaults, ServerErrorsAreRetriedAndRejectionsDropped) {
   server.enqueue(test::status_step(503, "ServiceUnavailable", "busy"));
   server.enqueue(test::json_step(201, event_answer("ns")));
   server.enqueue(test::status_step(422, "Invalid", "Event.events.k8s.io is invalid"));
-  kube::Client client(config_for(server));
+  kube::Client client(test::scripted_config(server, 1s));
   EventRecorder recorder(client, options());
   ObjectReference cm{"v1", "ConfigMap", "ns", "cm", "u", "1"};
   recorder.record(cm, EventType::Normal, "A", "Act", "first");
@@ -115,7 +107,7 @@ TEST(EventRecorderFaults, RecordNeverBlocksOnAHangingServerAndDropsWhenFull) {
   Step hang;
   hang.hang = true;
   server.set_default(hang);
-  kube::Client client(config_for(server));
+  kube::Client client(test::scripted_config(server, 1s));
   auto o = options();
   o.queue_capacity = 10;
   o.max_attempts = 1;
@@ -141,7 +133,7 @@ TEST(EventRecorderFaults, RecordNeverBlocksOnAHangingServerAndDropsWhenFull) {
 
 TEST(EventRecorderOptionsTest, RequiresAReportingController) {
   ScriptedServer server;
-  kube::Client client(config_for(server));
+  kube::Client client(test::scripted_config(server, 1s));
   EXPECT_THROW(EventRecorder(client, EventRecorderOptions{}), std::invalid_argument);
 }
 
