@@ -187,6 +187,19 @@ TEST(NvidiaSmiBackend, AnH100OnR580AsCapturedOnARealMachine) {
   EXPECT_EQ(metrics[0].clock_event_reasons, std::vector<std::string>{"gpu_idle"});
 }
 
+// The same H100 under a load (a PyTorch process holding 7 GiB and running
+// bf16 matrix products): its process, as NVML reported it in the same run.
+TEST(NvidiaSmiBackend, AnH100UnderALoadAsCapturedOnARealMachine) {
+  FakeNvidiaSmi fake;
+  fake.respond("-q -x", fixture("q-x_h100-sxm5_r580_v13_load.xml"));
+  auto backend = backend_for(fake);
+  EXPECT_EQ(backend->processes(), (std::vector<GpuProcess>{{0, -1, 472, 7146, ""}}));
+  const Inventory inv = backend->inventory();
+  ASSERT_EQ(inv.gpus.size(), 1u);
+  EXPECT_EQ(inv.gpus[0].memory_mib, 81559);
+  EXPECT_EQ(inv.gpus[0].mig, (MigModeState{MigMode::disabled, MigMode::disabled}));
+}
+
 TEST(NvidiaSmiBackend, MetricsWithoutMigNeedNoXml) {
   FakeNvidiaSmi fake;
   fake.respond(kQuery, "0, GPU-1, Tesla T4, 00000000:00:1E.0, 15360, 535.1, [N/A], [N/A], 31, 27.38, 4, 1033, 0, 0, "
