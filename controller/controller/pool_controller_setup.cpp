@@ -6,6 +6,7 @@
 #include "gpupool/kube/resource.h"
 #include "gpupool/metrics/registry.h"
 #include "gpupool/pool/membership.h"
+#include "gpupool/pool_controller/selecting_pools.h"
 
 namespace gpupool::controller {
 namespace {
@@ -152,16 +153,20 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
   controller_->watches<kube::Object>(*pools, all_pools, runtime::generation_changed);
   controller_->watches<kube::Object>(*pools, own, pool_metadata_changed);
   // A Node's relabelling (and its arrival and departure: adds and deletes
-  // pass every predicate) wakes every pool; its other changes (a cordon, its
-  // readiness) only the pool its label gpupool.io/pool names, every pool when
-  // it names none that exists. During a rollout of 500 nodes in 20 pools,
+  // pass every predicate) wakes the pools that select it before or after and
+  // the pool its label names (pool_controller/selecting_pools.h); its other
+  // changes (a cordon, its readiness) only the pool its label
+  // gpupool.io/pool names, every pool when it names none that exists. During
+  // a rollout of 500 nodes in 20 pools,
   // waking all on each cordon kept every pool queued, so a finished node
   // waited seconds for its own pool's turn.
+  auto selecting_pools = std::make_shared<pool_controller::SelectingPools>(*pool_store);
+  auto selecting = [selecting_pools](const kube::Object& n) { return (*selecting_pools)(n); };
   auto own_pool = [pool_store, all_pools](const kube::Object& n) {
     const std::string pool = kube::string_at(n.doc, {"metadata", "labels", pool::kPoolLabel});
     return !pool.empty() && pool_store->get(pool) ? std::vector<Request>{{"", pool}} : all_pools(n);
   };
-  controller_->watches<kube::Object>(*nodes, all_pools, node_labels_changed);
+  controller_->watches<kube::Object>(*nodes, selecting, node_labels_changed);
   controller_->watches<kube::Object>(*nodes, own_pool, node_state_changed);
   // A GPUNode wakes its pool (no pool: every pool); an agent's Lease the pool
   // of its node; a GPUPolicy the pools that use it.
@@ -232,7 +237,7 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
       return out;
     };
   };
-  health_controller_->watches<kube::Object>(*nodes, with_outside(all_pools), node_labels_changed);
+  health_controller_->watches<kube::Object>(*nodes, with_outside(selecting), node_labels_changed);
   health_controller_->watches<kube::Object>(*nodes, with_outside(own_pool), node_health_inputs_changed);
   health_controller_->watches<kube::Object>(*gpunodes, gpunode_to_pool, gpunode_health_changed);
   health_controller_->watches<kube::Object>(*leases, lease_to_pool, lease_revived);

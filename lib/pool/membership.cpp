@@ -13,25 +13,35 @@ MembershipBuilder::MembershipBuilder(const std::vector<PoolSelector>& pools) : p
   }
 }
 
-void MembershipBuilder::add(const std::string& node, const std::map<std::string, std::string>& labels) {
-  std::vector<const PoolSelector*> best;
-  for (const auto& p : pools_) {
+Placement place_node(const std::vector<PoolSelector>& pools, const std::map<std::string, std::string>& labels) {
+  Placement best;
+  for (std::uint32_t i = 0; i < pools.size(); ++i) {
+    const PoolSelector& p = pools[i];
     if (p.deleting || !api::selector_matches(p.node_selector, labels)) continue;
-    if (best.empty() || p.priority > best.front()->priority) {
-      best = {&p};
-    } else if (p.priority == best.front()->priority) {
-      best.push_back(&p);
+    if (best.empty() || p.priority > pools[best.front()].priority) {
+      best = {i};
+    } else if (p.priority == pools[best.front()].priority) {
+      best.push_back(i);
     }
   }
-  if (best.empty()) return;
-  if (best.size() == 1) {
-    out_.pool_of[node] = best.front()->name;
-    out_.members[best.front()->name].push_back(node);
+  return best;
+}
+
+void MembershipBuilder::add(const std::string& node, const std::map<std::string, std::string>& labels) {
+  add_placed(node, place_node(pools_, labels));
+}
+
+void MembershipBuilder::add_placed(const std::string& node, const Placement& placement) {
+  if (placement.empty()) return;
+  if (placement.size() == 1) {
+    const std::string& pool = pools_.at(placement.front()).name;
+    out_.pool_of[node] = pool;
+    out_.members[pool].push_back(node);
     return;
   }
   Conflict c;
   c.node = node;
-  for (const auto* p : best) c.pools.push_back(p->name);
+  for (const auto i : placement) c.pools.push_back(pools_.at(i).name);
   std::sort(c.pools.begin(), c.pools.end());
   c.pools.erase(std::unique(c.pools.begin(), c.pools.end()), c.pools.end());
   for (const auto& name : c.pools) out_.pool_conflicts[name].push_back(c);

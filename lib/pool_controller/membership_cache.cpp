@@ -48,28 +48,37 @@ std::shared_ptr<const pool::Membership> MembershipCache::get(std::vector<pool::P
   std::lock_guard lock(mu_);
   const std::uint64_t call = ++calls_;
   ++walks_;
+  // Other pools (or another store) place every node afresh.
+  const bool all = value_ == nullptr || selectors != selectors_ || store_ != &nodes;
   store_ = &nodes;
   store_revision_ = revision;
-  bool changed = value_ == nullptr || selectors != selectors_;
+  if (all) selectors_ = std::move(selectors);
+  bool changed = all;
   for (const auto& n : listed) {
     auto [it, added] = nodes_.try_emplace(n->name);
     NodeEntry& e = it->second;
     e.seen = call;
-    if (!added && e.resource_version == n->resource_version) continue;
-    const std::uint64_t h = labels_hash(n->doc);
-    changed = changed || added || h != e.labels_hash;
+    if (!all && !added && e.resource_version == n->resource_version) continue;
     e.resource_version = n->resource_version;
+    const std::uint64_t h = labels_hash(n->doc);
+    if (!all && !added && h == e.labels_hash) continue;
     e.labels_hash = h;
+    // Relabelled (or new): placed again; the membership changes only when
+    // its placement does (a driver upgrade relabels every node it touches).
+    pool::Placement placement = pool::place_node(selectors_, labels_of(n->doc));
+    if (added || placement != e.placement) {
+      changed = true;
+      e.placement = std::move(placement);
+    }
   }
   if (nodes_.size() != listed.size()) {  // some were removed
     changed = true;
     std::erase_if(nodes_, [call](const auto& kv) { return kv.second.seen != call; });
   }
   if (!changed) return value_;
-  pool::MembershipBuilder builder(selectors);
-  for (const auto& n : listed) builder.add(n->name, labels_of(n->doc));
+  pool::MembershipBuilder builder(selectors_);
+  for (const auto& [name, e] : nodes_) builder.add_placed(name, e.placement);
   value_ = std::make_shared<const pool::Membership>(builder.finish());
-  selectors_ = selectors;
   ++resolutions_;
   return value_;
 }

@@ -44,6 +44,13 @@ struct Membership {
 
 Membership resolve_membership(const std::vector<PoolSelector>& pools, const std::vector<NodeLabels>& nodes);
 
+// Where a node with `labels` goes: the indexes in `pools` of the
+// highest-priority pools that select it, ascending. One: its pool; several:
+// a tie; none: no pool. A node's membership depends on nothing else, so a
+// relabelled node whose placement is the same moves nothing.
+using Placement = std::vector<std::uint32_t>;
+Placement place_node(const std::vector<PoolSelector>& pools, const std::map<std::string, std::string>& labels);
+
 // The same, a node at a time: so that a caller reading labels from its own
 // objects holds one node's labels at once, not the fleet's (5,000 label maps
 // were megabytes at the moment the controller's memory peaked).
@@ -52,6 +59,8 @@ class MembershipBuilder {
   // `pools` must outlive the builder (it is read on every add).
   explicit MembershipBuilder(const std::vector<PoolSelector>& pools);
   void add(const std::string& node, const std::map<std::string, std::string>& labels);
+  // The same with the node's place_node() over these pools already known.
+  void add_placed(const std::string& node, const Placement& placement);
   // What resolve_membership gives for the nodes added, in any order. Call once.
   Membership finish();
 

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
+
 namespace gpupool::pool_controller {
 namespace {
 
@@ -40,6 +43,10 @@ TEST(MembershipCache, ResolvesAgainOnlyWhenItsInputsChange) {
   put(nodes, "a", "2", R"("model":"h100")");
   EXPECT_EQ(cache.get(pools, nodes), m);
   EXPECT_EQ(cache.resolutions(), 1u);
+  // Relabelled without moving (an upgrade's driver labels): kept.
+  put(nodes, "a", "3", R"("model":"h100","driver":"570")");
+  EXPECT_EQ(cache.get(pools, nodes), m);
+  EXPECT_EQ(cache.resolutions(), 1u);
 
   // A relabelled node moves.
   put(nodes, "b", "2", R"("model":"h100")");
@@ -65,6 +72,49 @@ TEST(MembershipCache, ResolvesAgainOnlyWhenItsInputsChange) {
   m = cache.get({deleting, selector("infer", "h100")}, nodes);
   EXPECT_EQ(m->pool_of.at("b"), "infer");
   EXPECT_EQ(cache.resolutions(), 6u);
+}
+
+// Random relabellings, additions and removals of a few nodes under pools
+// that overlap (ties, priorities, a pool being deleted): after each, the
+// cache answers what resolving from scratch answers.
+TEST(MembershipCache, AgreesWithAResolutionFromScratchAfterEveryChange) {
+  const std::vector<std::string> models = {"h100", "a100", "t4"};
+  const std::vector<std::string> zones = {"x", "y"};
+  std::vector<pool::PoolSelector> pools = {selector("train", "h100", 1), selector("infer", "a100"),
+                                           selector("any-a100", "a100"), selector("t4", "t4", 2)};
+  pools[2].node_selector.match_labels = {{"zone", "x"}};  // ties with "infer" on a100 in zone x
+  auto deleting = selector("old", "t4", 5);
+  deleting.deleting = true;
+  pools.push_back(deleting);
+  for (std::uint32_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937 rng(seed);
+    runtime::Store<kube::Object> nodes;
+    std::map<std::string, std::map<std::string, std::string>> truth;
+    MembershipCache cache;
+    for (int step = 0; step < 60; ++step) {
+      const std::string name = "n" + std::to_string(rng() % 6);
+      if (rng() % 5 == 0) {
+        nodes.erase(name);
+        truth.erase(name);
+      } else {
+        auto& labels = truth[name];
+        labels = {{"model", models[rng() % models.size()]}};
+        if (rng() % 2) labels["zone"] = zones[rng() % zones.size()];
+        if (rng() % 2) labels["driver"] = std::to_string(rng() % 3);  // moves nothing
+        std::string json;
+        for (const auto& [k, v] : labels) json += (json.empty() ? "" : ",") + ("\"" + k + "\":\"" + v + "\"");
+        put(nodes, name, std::to_string(step + 2), json);
+      }
+      std::vector<pool::NodeLabels> all;
+      for (const auto& [n, l] : truth) all.push_back({n, l});
+      const pool::Membership want = pool::resolve_membership(pools, all);
+      const auto got = cache.get(pools, nodes);
+      ASSERT_EQ(got->pool_of, want.pool_of) << "seed " << seed << " step " << step;
+      ASSERT_EQ(got->members, want.members) << "seed " << seed << " step " << step;
+      ASSERT_EQ(got->conflicts.size(), want.conflicts.size()) << "seed " << seed << " step " << step;
+      for (const auto& [n, c] : want.conflicts) ASSERT_EQ(got->conflicts.at(n).pools, c.pools) << "seed " << seed;
+    }
+  }
 }
 
 TEST(MembershipCache, WalksTheStoreOnlyAfterAWrite) {
