@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <optional>
 #include <thread>
+#include <utility>
 
 #include "gpupool/api/codec.h"
 #include "gpupool/api/conditions.h"
@@ -293,10 +295,31 @@ struct PoolReconciler::Pass {
   }
 };
 
+// A member's GPUNode as a pass read it: whether it decoded, its state, its
+// permission, the desired layout's problem.
+struct MemberFacts {
+  bool decoded = false;
+  GpuNodeState state;
+  bool disruption_allowed = false;
+  std::optional<std::string> problem;
+  bool waiting_for_report = false;
+};
+
+struct PoolReconciler::MemberFactsCache {
+  struct Pool {
+    std::string inputs;  // the pool's uid and generation, its policy's uid and resourceVersion
+    std::map<std::string, std::pair<std::string, MemberFacts>> members;  // node -> (GPUNode resourceVersion, facts)
+  };
+  std::map<std::string, Pool> by_pool;
+};
+
+PoolReconciler::~PoolReconciler() = default;
+
 PoolReconciler::PoolReconciler(kube::Client& client, PoolStores stores, PoolReconcilerOptions options)
     : client_(client), stores_(stores), options_(std::move(options)),
       own_membership_(stores.membership ? nullptr : std::make_unique<MembershipCache>()),
-      metrics_(options_.metrics ? std::make_unique<PoolMetrics>(*options_.metrics) : nullptr) {
+      metrics_(options_.metrics ? std::make_unique<PoolMetrics>(*options_.metrics) : nullptr),
+      member_facts_(std::make_unique<MemberFactsCache>()) {
   stores_.nodes.add_index(kNodesByHolder, node_holders);
   runtime::index_by_field(stores_.gpunodes, {"spec", "pool"});  // shared with the quota reconcilers
 }
@@ -422,6 +445,10 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     pass.release(node, name);
     holding = true;
   }
+  if (!pool_obj || pool_it == pools.end() || pool_obj->deleting) {
+    std::lock_guard lock(mu_);
+    member_facts_->by_pool.erase(request.name);
+  }
   if (!pool_obj || pool_it == pools.end()) {  // gone (or unreadable: logged)
     if (metrics_) metrics_->remove(request.name);
     return Result::done();
@@ -453,8 +480,10 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   const api::GPUPolicy* policy = nullptr;
   std::optional<api::GPUPolicy> policy_value;
   std::optional<std::string> policy_problem;
+  std::string inputs = pool_obj->uid + "/" + std::to_string(pool_obj->generation);
   if (pool.spec.policy_ref) {
     auto p = stores_.policies.get(pool.spec.policy_ref->name);
+    inputs += p ? "|" + p->uid + "/" + p->resource_version : "|none";
     auto decoded = p ? api::decode_gpupolicy(p->doc) : api::Decoded<api::GPUPolicy>{};
     if (!p) {
       policy_problem = "GPUPolicy " + pool.spec.policy_ref->name + " (spec.policyRef) not found";
@@ -510,17 +539,33 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   st.policy_problem = policy_problem;
   st.spec_problems = window.errors;
 
-  // Desired state per member, and what the rollout needs to know.
+  // Desired state per member, and what the rollout needs to know: from the
+  // facts kept when neither the GPUNode nor the pool's inputs changed.
   struct Member {
     std::string name;
     std::shared_ptr<const Doc> gn;
-    std::optional<api::GPUNode> decoded;
-    pool::DesiredSpec desired;
+    MemberFacts facts;
+    pool::DesiredSpec desired;  // when planned afresh
     bool write = false;
   };
+  MemberFactsCache::Pool kept, fresh;
+  {
+    std::lock_guard lock(mu_);
+    kept = std::move(member_facts_->by_pool[request.name]);
+  }
+  if (kept.inputs != inputs) kept.members.clear();
+  fresh.inputs = inputs;
   std::vector<Member> planned;
   for (const auto& name : members) {
-    Member m{name, gpunode(name), std::nullopt, {}, false};
+    Member m{name, gpunode(name), {}, {}, false};
+    const std::string version = m.gn ? kube::string_at(*m.gn, {"metadata", "resourceVersion"}) : "";
+    if (auto it = kept.members.find(name); m.gn && it != kept.members.end() && it->second.first == version && !version.empty()) {
+      m.facts = std::move(it->second.second);
+      fresh.members.emplace(name, std::make_pair(version, m.facts));
+      planned.push_back(std::move(m));
+      continue;
+    }
+    std::optional<api::GPUNode> decoded;
     if (m.gn) {
       auto d = api::decode_gpunode(*m.gn);
       if (!d.ok()) {
@@ -528,25 +573,35 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
         st.failures[name] = "its GPUNode cannot be read";
         continue;
       }
-      m.decoded = std::move(*d.value);
+      decoded = std::move(*d.value);
     }
     pool::DesiredSpecInput in;
     in.pool = &pool;
     in.policy = policy;
-    in.reported = m.decoded && m.decoded->status ? &*m.decoded->status : nullptr;
+    in.reported = decoded && decoded->status ? &*decoded->status : nullptr;
     in.catalog = &catalog;
     in.mig_parted = options_.mig_parted;
     m.desired = pool::desired_gpunode_spec(in);
     m.desired.spec.node_name = name;
     if (!policy_problem && !pool.spec.paused) {
       api::GPUNodeSpec compare = m.desired.spec;
-      if (m.decoded) compare.disruption_allowed = m.decoded->spec.disruption_allowed;
-      if (!m.decoded || m.decoded->spec != compare) {
+      if (decoded) compare.disruption_allowed = decoded->spec.disruption_allowed;
+      if (!decoded || decoded->spec != compare) {
         m.desired.spec.disruption_allowed = false;  // a new spec waits for its turn
         m.write = true;
       }
     }
+    m.facts.decoded = decoded.has_value();
+    if (decoded) m.facts.state = gpunode_state(*decoded);
+    m.facts.disruption_allowed = decoded && decoded->spec.disruption_allowed;
+    m.facts.problem = m.desired.problem;
+    m.facts.waiting_for_report = m.desired.waiting_for_report;
+    if (decoded && !m.write && !version.empty()) fresh.members.emplace(name, std::make_pair(version, m.facts));
     planned.push_back(std::move(m));
+  }
+  {
+    std::lock_guard lock(mu_);
+    member_facts_->by_pool[request.name] = std::move(fresh);
   }
   std::vector<Member*> to_write;
   for (auto& m : planned) {
@@ -564,14 +619,13 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     const std::string& name = m.name;
     const auto& node = *pass.nodes.at(name);
     const auto& gn = m.gn;
-    const auto& decoded = m.decoded;
-    const auto& desired = m.desired;
+    const MemberFacts& facts = m.facts;
     const bool spec_written = m.write;
     if (spec_written && gn) spdlog::info("pool {}: node {}: spec written", request.name, name);
     if (!gn) continue;
     current[name] = gn;
 
-    const GpuNodeState state = spec_written || !decoded ? GpuNodeState{} : gpunode_state(*decoded);
+    const GpuNodeState state = spec_written || !facts.decoded ? GpuNodeState{} : facts.state;
     pool::RolloutNode rn;
     rn.name = name;
     if (upgrade.order.by == api::RolloutOrderBy::label) {
@@ -580,11 +634,11 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
       rn.lacks_order_label = it == labels.end();
       if (it != labels.end()) rn.order_key = it->second;
     }
-    rn.up_to_date = state.up_to_date && !desired.problem && !desired.waiting_for_report;
-    rn.failed = desired.problem.has_value() || state.failed;
-    if (rn.failed) st.failures[name] = desired.problem ? "layout: " + *desired.problem : state.failure;
-    rn.retry_requested = !annotation_of(*gn, kRetryAnnotation).empty() && !desired.problem;
-    rn.granted = !spec_written && decoded && decoded->spec.disruption_allowed;
+    rn.up_to_date = state.up_to_date && !facts.problem && !facts.waiting_for_report;
+    rn.failed = facts.problem.has_value() || state.failed;
+    if (rn.failed) st.failures[name] = facts.problem ? "layout: " + *facts.problem : state.failure;
+    rn.retry_requested = !annotation_of(*gn, kRetryAnnotation).empty() && !facts.problem;
+    rn.granted = !spec_written && facts.decoded && facts.disruption_allowed;
     rn.reported = !spec_written && state.observed;
     rn.ready = node_ready(node.doc);
     rn.cordoned = node_unschedulable(node.doc);
