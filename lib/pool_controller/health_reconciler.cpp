@@ -236,6 +236,20 @@ bool HealthReconciler::marked(const kube::Object& node) {
   return has_unhealthy_taint(node.doc) || remediation_record(node.doc).has_value();
 }
 
+bool HealthReconciler::node_change_matters(const kube::Object& before, const kube::Object& after,
+                                           const kube::Object* gpunode) {
+  if (!kube::differs_at(before.doc, after.doc, {"spec"}) && !kube::differs_at(before.doc, after.doc, {"metadata", "annotations"})) {
+    return false;
+  }
+  if (marked(before) || marked(after) || gpunode == nullptr) return true;
+  const rapidjson::Value* gpus = kube::value_at(gpunode->doc, {"status", "gpus"});
+  if (gpus == nullptr || !gpus->IsArray()) return false;  // nothing reported: no GPU is unhealthy
+  for (const auto& g : gpus->GetArray()) {
+    if (kube::string_of(kube::member(g, "health")) == "Unhealthy") return true;
+  }
+  return false;
+}
+
 Result HealthReconciler::reconcile(const runtime::Request& request, std::stop_token) {
   if (request == kOutsidePools) return sweep_outside_pools();
   Pass pass{*this, request.name};

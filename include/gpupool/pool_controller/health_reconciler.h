@@ -74,6 +74,14 @@ class HealthReconciler : public runtime::Reconciler {
   // such a node wakes kOutsidePools too.
   static bool marked(const kube::Object& node);
 
+  // Whether a Node's update from `before` to `after` can change what a pass
+  // decides: its spec (cordon, taints) or annotations changed, and it is
+  // marked (before or after), or its GPUNode (`gpunode`, none when missing)
+  // reports an Unhealthy GPU. A healthy, unmarked node's cordon decides
+  // nothing (pool::decide_remediation): a rollout's cordon and uncordon of
+  // every node made two thirds of the health passes at 5,000 nodes.
+  static bool node_change_matters(const kube::Object& before, const kube::Object& after, const kube::Object* gpunode);
+
  private:
   struct Pass;
   runtime::Result sweep_outside_pools();
