@@ -295,20 +295,19 @@ struct PoolReconciler::Pass {
   }
 };
 
-// A member's GPUNode as a pass read it: whether it decoded, its state, its
-// permission, the desired layout's problem.
-struct MemberFacts {
-  bool decoded = false;
-  GpuNodeState state;
-  bool disruption_allowed = false;
-  std::optional<std::string> problem;
-  bool waiting_for_report = false;
-};
-
 struct PoolReconciler::MemberFactsCache {
+  // A member's GPUNode as a pass read it: whether it decoded, its state, its
+  // permission, the desired layout's problem.
+  struct Facts {
+    bool decoded = false;
+    GpuNodeState state;
+    bool disruption_allowed = false;
+    std::optional<std::string> problem;
+    bool waiting_for_report = false;
+  };
   struct Pool {
     std::string inputs;  // the pool's uid and generation, its policy's uid and resourceVersion
-    std::map<std::string, std::pair<std::string, MemberFacts>> members;  // node -> (GPUNode resourceVersion, facts)
+    std::map<std::string, std::pair<std::string, Facts>> members;  // node -> (GPUNode resourceVersion, facts)
   };
   std::map<std::string, Pool> by_pool;
 };
@@ -544,7 +543,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   struct Member {
     std::string name;
     std::shared_ptr<const Doc> gn;
-    MemberFacts facts;
+    MemberFactsCache::Facts facts;
     pool::DesiredSpec desired;  // when planned afresh
     bool write = false;
   };
@@ -619,7 +618,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     const std::string& name = m.name;
     const auto& node = *pass.nodes.at(name);
     const auto& gn = m.gn;
-    const MemberFacts& facts = m.facts;
+    const MemberFactsCache::Facts& facts = m.facts;
     const bool spec_written = m.write;
     if (spec_written && gn) spdlog::info("pool {}: node {}: spec written", request.name, name);
     if (!gn) continue;
