@@ -285,8 +285,7 @@ Result HealthReconciler::reconcile(const runtime::Request& request, std::stop_to
   // Members, as the pool reconciler resolves them.
   std::vector<pool::PoolSelector> selectors;
   for (const auto& obj : stores_.pools.list()) {
-    auto d = api::decode_gpupool(obj->doc);
-    if (d.ok()) selectors.push_back({obj->name, d.value->spec.priority, d.value->spec.node_selector, obj->deleting});
+    if (auto s = read_pool_selector(*obj)) selectors.push_back(std::move(*s));
   }
   const auto membership = membership_cache().get(selectors, stores_.nodes);
   const auto members_it = membership->members.find(request.name);
@@ -394,9 +393,9 @@ Result HealthReconciler::sweep_outside_pools() {
   Pass pass{*this, ""};
   std::vector<pool::PoolSelector> selectors;
   for (const auto& obj : stores_.pools.list()) {
-    auto d = api::decode_gpupool(obj->doc);
-    if (!d.ok()) return Result::requeue_after(options_.idle_requeue);  // who owns what is not known
-    selectors.push_back({obj->name, d.value->spec.priority, d.value->spec.node_selector, obj->deleting});
+    auto s = read_pool_selector(*obj);
+    if (!s) return Result::requeue_after(options_.idle_requeue);  // who owns what is not known
+    selectors.push_back(std::move(*s));
   }
   const auto membership = membership_cache().get(selectors, stores_.nodes);
   for (const auto& n : stores_.nodes.list()) {

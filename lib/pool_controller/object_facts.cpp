@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "gpupool/api/codec.h"
 #include "gpupool/api/conditions.h"
 #include "gpupool/api/enum_names.h"
 #include "gpupool/common/rfc3339.h"
@@ -20,6 +21,16 @@ using kube::member;
 std::string str(const Value* v) { return kube::string_of(v); }
 
 }  // namespace
+
+pool::PoolSelector pool_selector(const kube::Object& obj, const api::GPUPool& pool) {
+  return {obj.name, pool.spec.priority, pool.spec.node_selector, obj.deleting};
+}
+
+std::optional<pool::PoolSelector> read_pool_selector(const kube::Object& obj) {
+  auto decoded = api::decode_gpupool(obj.doc);
+  if (!decoded.ok()) return std::nullopt;
+  return pool_selector(obj, *decoded.value);
+}
 
 std::map<std::string, std::string> labels_of(const Value& obj) {
   std::map<std::string, std::string> out;

@@ -14,11 +14,18 @@
 #include <vector>
 
 #include "gpupool/api/gpunode.h"
+#include "gpupool/api/gpupool.h"
+#include "gpupool/kube/object.h"
+#include "gpupool/pool/membership.h"
 #include "gpupool/pool/node_taints.h"
 
 namespace gpupool::pool_controller {
 
 std::map<std::string, std::string> labels_of(const rapidjson::Value& obj);
+// What membership reads of a GPUPool (`obj` as stored, `pool` decoded from
+// it), and the same decoded here: none when its spec cannot be read.
+pool::PoolSelector pool_selector(const kube::Object& obj, const api::GPUPool& pool);
+std::optional<pool::PoolSelector> read_pool_selector(const kube::Object& obj);
 std::string annotation_of(const rapidjson::Value& obj, const char* key);
 bool node_ready(const rapidjson::Value& node);
 bool node_unschedulable(const rapidjson::Value& node);

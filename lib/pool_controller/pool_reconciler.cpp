@@ -375,7 +375,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
       spdlog::error("GPUPool {} cannot be read: {}", obj->name, api::format_field_errors(decoded.errors));
       continue;
     }
-    selectors.push_back({obj->name, decoded.value->spec.priority, decoded.value->spec.node_selector, obj->deleting});
+    selectors.push_back(pool_selector(*obj, *decoded.value));
     pools.emplace(obj->name, std::move(*decoded.value));
   }
   pass.membership = membership_cache().get(selectors, stores_.nodes);
