@@ -182,4 +182,34 @@ std::vector<std::string> choose_reclaim(const Amounts& needed, const std::vector
   return out;
 }
 
+std::vector<std::string> reclaim_for_lenders(const Amounts& shortfall, const std::map<std::string, Amounts>& held,
+                                             const std::map<std::string, Amounts>& granted,
+                                             const std::vector<RunningPod>& running) {
+  Amounts need = shortfall;
+  std::set<std::string> still_running;
+  std::map<std::string, Amounts> used;  // quota -> what its running pods are charged
+  for (const auto& p : running) {
+    still_running.insert(p.key);
+    used[p.quota] = add(used[p.quota], p.charge);
+  }
+  for (const auto& [pod, devices] : held) {
+    if (still_running.contains(pod)) continue;
+    for (const auto& [r, v] : devices) {
+      if (auto it = need.find(r); it != need.end()) it->second -= v;
+    }
+  }
+  std::vector<QuotaUsage> quotas;
+  for (const auto& [key, g] : granted) quotas.push_back({key, g, used[key]});
+  return choose_reclaim(need, quotas, running);
+}
+
+std::vector<std::string> reclaim_above(const Amounts& keep, const std::string& quota, std::vector<RunningPod> running) {
+  Amounts used;
+  for (auto& p : running) {
+    used = add(used, p.charge);
+    p.frees = p.charge;  // the need here is the quota's own charge
+  }
+  return choose_reclaim(above(used, keep), {{quota, keep, used}}, running);
+}
+
 }  // namespace gpupool::quota

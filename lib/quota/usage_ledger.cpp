@@ -114,6 +114,22 @@ std::map<std::string, Amounts> UsageLedger::recount(std::size_t book, PodQuotaSt
   return out;
 }
 
+std::map<std::string, std::map<std::string, Amounts>> UsageLedger::used_by_pod(const std::set<std::string>& accounts,
+                                                                               std::size_t book) const {
+  std::map<std::string, std::map<std::string, Amounts>> out;
+  for (const auto& a : accounts) out[a];
+  if (accounts.empty()) return out;
+  for (const auto& [pod, books] : pods_) {
+    const Entry& e = books.at(book);
+    if (e.quota == nullptr || e.state != PodQuotaState::admitted) continue;
+    auto account = out.find(*e.quota);
+    if (account == out.end()) continue;
+    Amounts& charge = account->second[pod];
+    for (const auto& [resource, amount] : e) charge[*resource] = amount;
+  }
+  return out;
+}
+
 std::map<std::string, Amounts> UsageLedger::recount_used(std::size_t book) const {
   return recount(book, PodQuotaState::admitted);
 }

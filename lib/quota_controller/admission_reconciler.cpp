@@ -220,6 +220,10 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
   std::map<std::string, quota::Amounts> pool_free;  // pool -> devices no admitted pod holds
   std::map<std::string, Pending> pending;
   std::vector<std::string> recharged;  // every quota, when the charge map changed
+  // Pools where a pod waited short of its guarantee at the last pass (only
+  // there can reclaim be due now) -> the pods holding devices there, as
+  // pool_free counts them: reclaim's need is worked out against this view.
+  std::map<std::string, std::map<std::string, quota::Amounts>> held;
   {
     std::lock_guard lock(mu_);
     if (!(map == map_)) {
@@ -240,15 +244,20 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
     }
     for (const auto& [name, view] : views) {
       quota::Amounts free;
-      const quota::Amounts& held = ledger_.used(name, kByPool);
+      const quota::Amounts& in_use = ledger_.used(name, kByPool);
       for (const auto& [r, v] : view.capacity) {
         if (r == quota::kGpuUnit) continue;
-        const auto h = held.find(r);
-        free[r] = v - (h == held.end() ? 0 : h->second);
+        const auto h = in_use.find(r);
+        free[r] = v - (h == in_use.end() ? 0 : h->second);
       }
       pool_free[name] = std::move(free);
     }
     pending = pending_;
+    std::set<std::string> may_reclaim;
+    for (const auto& [key, since] : short_since_) {
+      if (auto p = pending_.find(key); p != pending_.end()) may_reclaim.insert(p->second.pool);
+    }
+    held = ledger_.used_by_pod(may_reclaim, kByPool);
   }
   for (const auto& [key, p] : pending) {
     if (p.charge) gated.push_back({key, p.charge->quota, p.priority, p.created_ms, p.charge->charge, p.devices});
@@ -302,15 +311,25 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
       const auto grace = std::chrono::duration_cast<std::chrono::milliseconds>(
           rules ? rules->reclaim_grace_period.value() : api::Duration::literal("5m").value());
       const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(now - since);
-      if (waited >= grace) {
+      if (waited >= grace && held.contains(p.pool)) {
         due.emplace(p.pool, p.charge->quota);
+      } else if (waited >= grace) {
+        next_reclaim = std::chrono::milliseconds(0);  // short only since this pass (a grace of 0): the next pass reclaims
       } else if (!next_reclaim || grace - waited < *next_reclaim) {
         next_reclaim = grace - waited;
       }
     }
   }
   for (const auto& [pool, lender] : due) {
-    if (auto s = decision.shortfall.find(pool); s != decision.shortfall.end()) reclaim(pool, s->second, lender);
+    const auto s = decision.shortfall.find(pool);
+    if (s == decision.shortfall.end()) continue;
+    std::map<std::string, quota::Amounts> pool_granted;  // the pool's quotas -> their guarantee
+    for (const auto& decoded : quotas) {
+      if (decoded->spec.pool_ref.name != pool) continue;
+      const std::string key = kube::object_key(decoded->metadata.namespace_, decoded->metadata.name);
+      pool_granted[key] = granted[key];
+    }
+    reclaim(pool, s->second, lender, held.at(pool), pool_granted);
   }
 
   // 2c. Grants that ended or shrank, where the policy says Evict.
@@ -398,21 +417,15 @@ void AdmissionReconciler::publish_usage(const std::map<std::string, quota::Amoun
   metrics_.publish(figures);
 }
 
-std::vector<quota::RunningPod> AdmissionReconciler::running_pods(const std::function<bool(const quota::PodChargeResult&)>& want,
-                                                                 quota::Amounts* terminating_devices,
-                                                                 quota::Amounts* terminating_charge) {
+std::vector<quota::RunningPod> AdmissionReconciler::running_pods(const std::function<bool(const quota::PodChargeResult&)>& want) {
   std::vector<quota::RunningPod> out;
   std::lock_guard lock(mu_);
   for (const auto& pod : stores_.pods.list()) {
     if (quota::gated(*pod)) continue;
     const auto r = quota::charge_pod(*pod, map_, false, claims_of(*pod));
     if (!r.charge || r.charge->state != quota::PodQuotaState::admitted || !want(r)) continue;
-    if (pod->deleting || (!evicting_.empty() && evicting_.contains(kube::object_key(pod->ns, pod->name)))) {
-      // Already on its way out: what it holds is coming back.
-      if (terminating_devices) *terminating_devices = quota::add(*terminating_devices, r.devices);
-      if (terminating_charge) *terminating_charge = quota::add(*terminating_charge, r.charge->charge);
-      continue;
-    }
+    // Already on its way out: what it holds is coming back.
+    if (pod->deleting || (!evicting_.empty() && evicting_.contains(kube::object_key(pod->ns, pod->name)))) continue;
     out.push_back({kube::object_key(pod->ns, pod->name), r.charge->quota, pod->priority,
                    pod->created_ms, r.charge->charge, r.devices});
   }
@@ -451,29 +464,15 @@ void AdmissionReconciler::evict(const std::vector<std::string>& keys, const std:
   }
 }
 
-void AdmissionReconciler::reclaim(const std::string& pool, quota::Amounts shortfall, const std::string& lender) {
-  // Who holds the pool's devices: quotas (in their own resources) and their admitted pods.
-  std::vector<quota::QuotaUsage> quotas;
-  {
-    std::lock_guard lock(mu_);
-    for (const auto& [key, q] : map_.quotas) {
-      if (q.pool == pool) quotas.push_back({key, {}, ledger_.used(key)});
-    }
-  }
-  for (auto& q : quotas) {
-    if (auto obj = stores_.quotas.get(q.key)) {
-      auto decoded = api::decode_tenantquota(obj->doc);
-      if (decoded.value && decoded.value->status) q.granted = to_amounts(decoded.value->status->granted);
-    }
-  }
-  quota::Amounts terminating;
-  const auto running = running_pods([&](const quota::PodChargeResult& r) { return r.pool == pool; }, &terminating, nullptr);
-  for (const auto& [r, v] : terminating) {
-    if (auto it = shortfall.find(r); it != shortfall.end()) it->second -= v;
-  }
+void AdmissionReconciler::reclaim(const std::string& pool, const quota::Amounts& shortfall, const std::string& lender,
+                                  const std::map<std::string, quota::Amounts>& held,
+                                  const std::map<std::string, quota::Amounts>& granted) {
+  // Read after `held` (the pod store is never behind the ledger): pods held
+  // then and not listed now are on their way out.
+  const auto running = running_pods([&](const quota::PodChargeResult& r) { return r.pool == pool; });
   std::map<std::string, std::string> quota_of;
   for (const auto& p : running) quota_of[p.key] = p.quota;
-  evict(quota::choose_reclaim(shortfall, quotas, running), "QuotaReclaimed", [&](const std::string& key) {
+  evict(quota::reclaim_for_lenders(shortfall, held, granted, running), "QuotaReclaimed", [&](const std::string& key) {
     return "evicted: TenantQuota " + quota_of[key] + " uses more than its grant in pool " + pool + ", and TenantQuota " +
            lender + " needs the capacity it is guaranteed back (reclaimGracePeriod passed)";
   });
@@ -504,22 +503,9 @@ std::optional<std::chrono::milliseconds> AdmissionReconciler::evict_over_grant(c
   } else {
     return std::nullopt;
   }
-  quota::Amounts used, terminating;
-  {
-    std::lock_guard lock(mu_);
-    used = ledger_.used(key);
-  }
-  auto running = running_pods([&](const quota::PodChargeResult& r) { return r.charge->quota == key; }, nullptr, &terminating);
-  for (auto& p : running) p.frees = p.charge;  // the need here is the quota's own charge
-  quota::Amounts over;
-  for (const auto& [r, u] : used) {
-    const auto k = keep.find(r);
-    const auto t = terminating.find(r);
-    const std::int64_t v = u - (k == keep.end() ? 0 : k->second) - (t == terminating.end() ? 0 : t->second);
-    if (v > 0) over[r] = v;
-  }
-  if (over.empty()) return std::nullopt;
-  evict(quota::choose_reclaim(over, {{key, keep, used}}, running), reason, [&](const std::string&) { return "evicted: " + why; });
+  // From one reading of the pods: those leaving are not listed, nor counted.
+  const auto running = running_pods([&](const quota::PodChargeResult& r) { return r.charge->quota == key; });
+  evict(quota::reclaim_above(keep, key, running), reason, [&](const std::string&) { return "evicted: " + why; });
   return std::nullopt;
 }
 

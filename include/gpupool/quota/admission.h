@@ -93,4 +93,22 @@ struct RunningPod {
 std::vector<std::string> choose_reclaim(const Amounts& needed, const std::vector<QuotaUsage>& quotas,
                                         const std::vector<RunningPod>& running);
 
+// Reclaim for lenders, worked out from two views that need not be of one
+// moment: the pool's `shortfall` was decided from what its pods held then
+// (`held`: pod -> the devices the pool's free capacity counted it holding),
+// and `running` is the pods running now (admitted, not terminating, not
+// being evicted), which reclaim may take from. A pod held then and not
+// running now is on its way out (terminating, evicted, or gone since): what
+// it held comes back, so it is needed no more. Each quota's borrowing
+// (usage above `granted`, quota -> guarantee) counts its running pods only,
+// so a leaving pod is never reclaimed twice, nor does it make its quota look
+// as if it still borrowed.
+std::vector<std::string> reclaim_for_lenders(const Amounts& shortfall, const std::map<std::string, Amounts>& held,
+                                             const std::map<std::string, Amounts>& granted,
+                                             const std::vector<RunningPod>& running);
+
+// A quota's own pods to evict so that what its running pods (`running`, all
+// of them the quota's; leaving ones not listed) are charged fits `keep`.
+std::vector<std::string> reclaim_above(const Amounts& keep, const std::string& quota, std::vector<RunningPod> running);
+
 }  // namespace gpupool::quota

@@ -56,6 +56,11 @@ class UsageLedger {
   std::map<std::string, Amounts> recount_used(std::size_t book = 0) const;
   std::map<std::string, Amounts> recount_waiting(std::size_t book = 0) const;
   const std::map<std::string, Amounts>& all_used(std::size_t book = 0) const { return used_.at(book); }
+  // Each of `accounts` (every one listed, also with none) -> its pods
+  // counted as used in `book` -> their charge. Walks every pod: for the
+  // rare pass that needs who holds what, not for each event.
+  std::map<std::string, std::map<std::string, Amounts>> used_by_pod(const std::set<std::string>& accounts,
+                                                                    std::size_t book = 0) const;
   const std::map<std::string, Amounts>& all_waiting(std::size_t book = 0) const { return waiting_.at(book); }
 
   // The accounts of `book` whose used or waiting totals set() moved since the

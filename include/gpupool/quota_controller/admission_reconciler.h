@@ -22,8 +22,11 @@
 //    capacity longer than the policy's reclaimGracePeriod, pods of borrowing
 //    quotas are evicted (Eviction API; choose_reclaim: lowest priority, then
 //    newest, only while their quota still borrows what is needed), each
-//    with a Warning Event QuotaReclaimed; pods already terminating count as
-//    freed.
+//    with a Warning Event QuotaReclaimed. The need is the pool's shortfall
+//    as decided, less what pods holding devices then and not running now
+//    (terminating, evicted, gone) give back (quota::reclaim_for_lenders):
+//    the pod store may be ahead of the ledger, and is read later. Reclaim
+//    runs only in a pass after the one that first saw a pod short.
 // 2c. Quotas whose grant ended or shrank: when the policy says Evict
 //    (quota.expiry.action after its gracePeriod; quota.onCapacityLoss while
 //    CapacityReduced), their pods above the grant are evicted the same way
@@ -135,17 +138,19 @@ class AdmissionReconciler : public runtime::Reconciler {
   void publish_usage(const std::map<std::string, quota::Amounts>& granted, const std::map<std::string, std::string>& tenants);
   // Publishes gpupool_pool_allocated for the pools in `views` that exist.
   void publish_allocated(const std::map<std::string, PoolView>& views);
-  // Evicts borrowed pods of `pool` to free `shortfall` (devices).
-  void reclaim(const std::string& pool, quota::Amounts shortfall, const std::string& lender);
+  // Evicts borrowed pods of `pool` to free `shortfall` (devices), decided
+  // while `held` (pod -> devices) held the pool's devices; `granted`: the
+  // pool's quotas -> their guarantee.
+  void reclaim(const std::string& pool, const quota::Amounts& shortfall, const std::string& lender,
+               const std::map<std::string, quota::Amounts>& held, const std::map<std::string, quota::Amounts>& granted);
   // Evicts what the quota's pods use beyond `limit` when the policy says so
   // (expiry Evict after its grace: everything; onCapacityLoss Evict while
   // CapacityReduced). Returns when to look again (the grace not over yet).
   std::optional<std::chrono::milliseconds> evict_over_grant(const api::TenantQuota& q, const PoolView& view,
                                                             const quota::Amounts& limit);
   // Admitted pods charged where `want` says, not terminating (nor evicted
-  // here, evicting_); what the terminating ones hold adds to the optional totals.
-  std::vector<quota::RunningPod> running_pods(const std::function<bool(const quota::PodChargeResult&)>& want,
-                                              quota::Amounts* terminating_devices, quota::Amounts* terminating_charge);
+  // here, evicting_), as the pod store lists them now.
+  std::vector<quota::RunningPod> running_pods(const std::function<bool(const quota::PodChargeResult&)>& want);
   void evict(const std::vector<std::string>& keys, const std::string& reason,
              const std::function<std::string(const std::string& pod)>& note);
 

@@ -176,5 +176,66 @@ TEST(ChooseReclaim, UnitQuotasGiveBackTheDevicesLendersNeed) {
   EXPECT_EQ(choose_reclaim(u(500'000), quotas, own), (std::vector<std::string>{"b/1g-new", "b/3g-new"}));
 }
 
+// The race reclaim once lost (issue 16): the pool's shortfall is decided from
+// what pods held then, and the pods to take are read later. Pods that left
+// meanwhile, or are leaving, count as given back, never as still needed.
+TEST(ReclaimForLenders, PodsThatLeftSinceTheDecisionAreNotNeededAgain) {
+  // A pool of 4: the lender is guaranteed 2, the borrower 2 (and borrowed 2).
+  auto running = [](std::initializer_list<const char*> keys) {
+    std::vector<RunningPod> out;
+    std::int64_t created = 0;
+    for (const char* k : keys) {
+      const std::string key = k;
+      out.push_back({key, key.starts_with("b/") ? "b/q" : "l/q", 0, created += 100, gpus(1), gpus(1)});
+    }
+    return out;
+  };
+  const std::map<std::string, Amounts> granted = {{"b/q", gpus(2)}, {"l/q", gpus(2)}};
+  struct Row {
+    std::string name;
+    Amounts shortfall;
+    std::map<std::string, Amounts> held;  // when the shortfall was decided
+    std::vector<RunningPod> now;
+    std::vector<std::string> evict;
+  };
+  const std::vector<Row> rows = {
+      {"the lender waits for 2, nothing left yet: the borrower's two newest go", gpus(2),
+       {{"b/0", gpus(1)}, {"b/1", gpus(1)}, {"b/2", gpus(1)}, {"b/3", gpus(1)}},
+       running({"b/0", "b/1", "b/2", "b/3"}), {"b/3", "b/2"}},
+      // The run that failed: b/3 and b/2 evicted, l/0 admitted on b/3's device;
+      // l/1 short by 1 while b/2 held its device; then b/2 gone from the
+      // informer's store (or still terminating) before the pods were read.
+      {"b/2 held then, terminating or gone now: nothing more is taken", gpus(1),
+       {{"b/0", gpus(1)}, {"b/1", gpus(1)}, {"b/2", gpus(1)}, {"l/0", gpus(1)}},
+       running({"b/0", "b/1", "l/0"}), {}},
+      {"deleted by its owner after the decision: counts as given back", gpus(2),
+       {{"b/0", gpus(1)}, {"b/1", gpus(1)}, {"b/2", gpus(1)}, {"b/3", gpus(1)}},
+       running({"b/0", "b/1", "b/2"}), {"b/2"}},
+      {"leaving pods do not make the borrower look as if it still borrowed: its guarantee stays", gpus(3),
+       {{"b/0", gpus(1)}, {"b/1", gpus(1)}, {"b/2", gpus(1)}, {"b/3", gpus(1)}},
+       running({"b/0", "b/1"}), {}},
+      {"a pod admitted since the decision frees nothing needed but may be taken while its quota borrows", gpus(1),
+       {{"b/0", gpus(1)}, {"b/1", gpus(1)}, {"b/2", gpus(1)}, {"l/0", gpus(1)}},
+       running({"b/0", "b/1", "b/2", "l/0", "b/4"}), {"b/4"}},
+      {"nothing short: nothing taken", {}, {{"b/0", gpus(1)}, {"b/1", gpus(1)}, {"b/2", gpus(1)}},
+       running({"b/0", "b/1", "b/2"}), {}},
+  };
+  for (const auto& row : rows) {
+    EXPECT_EQ(reclaim_for_lenders(row.shortfall, row.held, granted, row.now), row.evict) << row.name;
+  }
+}
+
+TEST(ReclaimAbove, OnlyWhatTheRunningPodsAreChargedAboveWhatIsKept) {
+  const std::vector<RunningPod> running = {
+      {"b/old", "b/q", 0, 100, gpus(1), {}}, {"b/new", "b/q", 0, 300, gpus(2), {}}, {"b/mid", "b/q", 0, 200, gpus(1), {}}};
+  EXPECT_EQ(reclaim_above(gpus(1), "b/q", running), (std::vector<std::string>{"b/new", "b/mid"}));
+  EXPECT_EQ(reclaim_above(gpus(2), "b/q", running), (std::vector<std::string>{"b/new"}));
+  EXPECT_TRUE(reclaim_above(gpus(4), "b/q", running).empty());
+  // Expired with Evict: nothing is kept.
+  EXPECT_EQ(reclaim_above({}, "b/q", running), (std::vector<std::string>{"b/new", "b/mid", "b/old"}));
+  // A pod already leaving is not listed: the rest fit.
+  EXPECT_TRUE(reclaim_above(gpus(2), "b/q", {running[0], running[2]}).empty());
+}
+
 }  // namespace
 }  // namespace gpupool::quota

@@ -25,6 +25,24 @@ TEST(UsageLedger, MovesOnlyThePodsCharge) {
   EXPECT_EQ(l.pods(), 0u);
 }
 
+TEST(UsageLedger, UsedByPodListsTheAdmittedPodsOfTheAccountsAsked) {
+  UsageLedger l;
+  const Amounts one{{"nvidia.com/gpu", kMicro}}, two{{"nvidia.com/gpu", 2 * kMicro}, {"amd.com/gpu", kMicro}};
+  l.set("ml/a", PodCharge{"pool-a", one, PodQuotaState::admitted}, 1);
+  l.set("ml/b", PodCharge{"pool-a", two, PodQuotaState::admitted}, 1);
+  l.set("ml/c", PodCharge{"pool-a", one, PodQuotaState::waiting}, 1);  // at the gate: holds nothing
+  l.set("ml/d", PodCharge{"pool-b", one, PodQuotaState::admitted}, 1);
+  l.set("ml/e", PodCharge{"pool-a", one, PodQuotaState::admitted}, 0);  // another book
+  const auto held = l.used_by_pod({"pool-a", "pool-c"}, 1);
+  EXPECT_EQ(held, (std::map<std::string, std::map<std::string, Amounts>>{
+                      {"pool-a", {{"ml/a", one}, {"ml/b", two}}}, {"pool-c", {}}}));
+  EXPECT_TRUE(l.used_by_pod({}, 1).empty());
+  // What it lists adds up to the account's total.
+  Amounts sum;
+  for (const auto& [pod, charge] : held.at("pool-a")) sum = add(sum, charge);
+  EXPECT_EQ(sum, l.used("pool-a", 1));
+}
+
 TEST(UsageLedger, TenThousandRandomEventsEqualARecount) {
   std::mt19937 rng(42);
   UsageLedger l;
