@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "gpupool/common/parallel.h"
 #include "gpupool/kube/micro_time.h"
 
 namespace gpupool::runtime {
@@ -178,9 +179,8 @@ void EventRecorder::loop() {
           dirty.push_back(&it->second);
         }
       }
-      for (Series* s : dirty) {
-        if (s->dirty) write(*s);
-      }
+      // Each series once in `dirty`: no two writers share one.
+      common::for_each_parallel(dirty.size(), options_.writes_in_flight, [&](std::size_t i) { write(*dirty[i]); });
       {
         std::lock_guard lock(mu_);
         done_seq_ = last_seq;

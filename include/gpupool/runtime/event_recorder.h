@@ -2,7 +2,9 @@
 // blocking or failing the caller.
 //
 // record() puts the event on a bounded queue and returns; one background
-// thread writes. When the queue is full the event is dropped and a warning
+// thread takes what is queued and writes it, up to writes_in_flight Events
+// at once (each Event's writes stay in order: one Event is never written by
+// two at once). When the queue is full the event is dropped and a warning
 // logged (every 100th drop after the first). record() never throws.
 //
 // Aggregation, like client-go's events/v1 EventBroadcaster: an event with the
@@ -69,6 +71,9 @@ struct EventRecorderOptions {
   // reportingInstance (at most 128 bytes). Empty: reporting_controller + "-" + hostname.
   std::string reporting_instance;
   std::size_t queue_capacity = 1000;
+  // Writes at once, each to its own Event: one at a time, a rollout's
+  // Events (three per node) outran a busy API server and were dropped.
+  std::size_t writes_in_flight = 8;
   std::chrono::milliseconds series_window{std::chrono::minutes(6)};
   int max_attempts = 3;
   std::chrono::milliseconds retry_backoff{std::chrono::milliseconds(500)};  // doubles per attempt

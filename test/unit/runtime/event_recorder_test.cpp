@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gpupool/testenv/wait.h"
 #include "support/scripted_client.h"
 #include "support/scripted_server.h"
 
@@ -129,6 +130,31 @@ TEST(EventRecorderFaults, RecordNeverBlocksOnAHangingServerAndDropsWhenFull) {
   recorder.record(cm, EventType::Warning, "Stuck", "Act", "after stop");
   EXPECT_EQ(recorder.stats().dropped, s.dropped + 1);
   server.stop();
+}
+
+// A rollout records Events about many objects at once: they are written
+// several at a time, not each after the one before's round trip.
+TEST(EventRecorderWire, EventsAboutDifferentObjectsAreWrittenSeveralAtOnce) {
+  ScriptedServer server;
+  Step hang;
+  hang.hang = true;
+  server.set_default(hang);
+  kube::Client client(test::scripted_config(server, 30s));
+  auto o = options();
+  o.writes_in_flight = 4;
+  EventRecorder recorder(client, o);
+  for (int i = 0; i < 6; ++i) {
+    recorder.record({"v1", "Node", "", "gpu-node-" + std::to_string(i), "u", "1"}, EventType::Normal, "DriverUpgrade",
+                    "Upgrade", "cordoned for the driver upgrade");
+  }
+  // Every answer hangs: only writes in flight together can reach the server.
+  ASSERT_TRUE(testenv::wait_until([&] { return server.requests().size() >= 4; }, 10s)) << server.requests().size();
+  EXPECT_EQ(server.requests().size(), 4u) << "writes_in_flight Events at once, no more";
+  server.set_default(test::json_step(201, event_answer("default")));
+  server.release();
+  ASSERT_TRUE(recorder.flush(20s));
+  EXPECT_EQ(recorder.stats().created, 6u);
+  EXPECT_EQ(recorder.stats().failed, 0u);
 }
 
 TEST(EventRecorderOptionsTest, RequiresAReportingController) {
