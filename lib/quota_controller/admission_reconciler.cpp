@@ -194,7 +194,7 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
     quota::ChargeableQuota c = chargeable(q);
     tenants[c.key] = quota::tenant_of(c.ns, namespaces);
     if (q.status) granted[c.key] = to_amounts(q.status->granted);
-    if (!views.contains(c.pool)) views.emplace(c.pool, read_pool(c.pool, stores_.pools, stores_.policies, stores_.gpunodes));
+    if (!views.contains(c.pool)) views.emplace(c.pool, pool_reader_.read(c.pool, stores_.pools, stores_.policies, stores_.gpunodes));
     const api::QuotaRules* rules = views.at(c.pool).rules();
     weights[c.key] = weight_of(c.ns, rules);
     if (rules) {

@@ -109,7 +109,7 @@ Result GrantReconciler::reconcile(const runtime::Request& request, std::stop_tok
   }
 
   // The pool, its policy, its capacity.
-  const PoolView view = read_pool(pool_name, stores_.pools, stores_.policies, stores_.gpunodes);
+  const PoolView view = pool_reader_.read(pool_name, stores_.pools, stores_.policies, stores_.gpunodes);
   const std::optional<api::GPUPool>& pool = view.pool;
   const std::string& policy_name = view.policy_name;
   const api::QuotaRules* rules = view.rules();

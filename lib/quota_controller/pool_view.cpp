@@ -81,6 +81,64 @@ PoolView read_pool(const std::string& name, runtime::Store<kube::Object>& pools,
   return v;
 }
 
+namespace {
+
+// FNV-1a over the bytes, continuing from `h`.
+std::uint64_t fnv1a(std::uint64_t h, std::string_view bytes) {
+  for (const char c : bytes) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+}  // namespace
+
+PoolView PoolReader::read(const std::string& name, runtime::Store<kube::Object>& pools,
+                          runtime::Store<kube::Object>& policies, runtime::Store<kube::Object>& gpunodes) {
+  bool versioned = true;
+  auto version_of = [&](const runtime::Store<kube::Object>::Ptr& obj) -> std::string {
+    if (!obj) return "";
+    if (obj->resource_version.empty()) versioned = false;
+    return (obj->deleting ? "deleting " : "") + obj->resource_version;
+  };
+  const auto pool = pools.get(name);
+  Entry now;
+  now.pool_version = version_of(pool);
+  const std::string policy_name = pool ? kube::string_at(pool->doc, {"spec", "policyRef", "name"}) : "";
+  if (!policy_name.empty()) now.policy_version = policy_name + " " + version_of(policies.get(policy_name));
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const auto& g : pool_gpunodes(gpunodes, name)) {
+    h = fnv1a(fnv1a(h, g->name), std::string_view("\0", 1));
+    h = fnv1a(fnv1a(h, version_of(g)), std::string_view("\0", 1));
+    ++now.members;
+  }
+  now.members_hash = h;
+
+  std::lock_guard lock(mu_);
+  if (versioned) {
+    if (auto it = entries_.find(name); it != entries_.end() && it->second.pool_version == now.pool_version &&
+                                       it->second.policy_version == now.policy_version &&
+                                       it->second.members == now.members && it->second.members_hash == now.members_hash) {
+      return it->second.view;
+    }
+  }
+  ++reads_;
+  now.view = read_pool(name, pools, policies, gpunodes);
+  if (!versioned) {
+    entries_.erase(name);
+    return now.view;
+  }
+  // Pools gone from the store are dropped once more are kept than it holds.
+  if (entries_.size() >= pools.size()) std::erase_if(entries_, [&](const auto& e) { return !pools.get(e.first); });
+  return entries_.insert_or_assign(name, std::move(now)).first->second.view;
+}
+
+std::size_t PoolReader::reads() const {
+  std::lock_guard lock(mu_);
+  return reads_;
+}
+
 quota::NamespaceLabels read_namespaces(runtime::Store<kube::Object>& namespaces) {
   quota::NamespaceLabels out;
   for (const auto& ns : namespaces.list()) {

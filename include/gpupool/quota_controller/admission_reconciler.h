@@ -161,6 +161,7 @@ class AdmissionReconciler : public runtime::Reconciler {
 
   std::function<void(const std::vector<std::string>&)> touched_;
   QuotaReader quota_reader_;  // the reconcile worker's
+  PoolReader pool_reader_;
   mutable std::mutex mu_;
   quota::ChargeMap map_;
   // Two books: by quota, in the quota's resources; by pool, in devices.

@@ -19,6 +19,7 @@
 
 #include "gpupool/kube/client.h"
 #include "gpupool/kube/object.h"
+#include "gpupool/quota_controller/pool_view.h"
 #include "gpupool/runtime/controller.h"
 #include "gpupool/runtime/store.h"
 
@@ -40,6 +41,7 @@ class GrantReconciler : public runtime::Reconciler {
  private:
   kube::Client& client_;
   GrantStores stores_;
+  PoolReader pool_reader_;  // shared by the workers
 };
 
 }  // namespace gpupool::quota_controller

@@ -1,6 +1,8 @@
 // read_pool: a pool's members found through the GPUNodes' spec.pool index; QuotaReader: decoded quotas kept per resourceVersion.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "gpupool/quota_controller/pool_view.h"
 
 namespace gpupool::quota_controller {
@@ -132,6 +134,74 @@ TEST(QuotaReader, LeavesOutDeletedDeletingAndUnreadableQuotas) {
   put_quota(store, tenant_quota("t1", "14", "4"));  // back under the same name: decoded afresh
   EXPECT_EQ(namespaces_of(reader.read(store)), (std::vector<std::string>{"t1", "t3"}));
   EXPECT_EQ(reader.decodes(), 4u);
+}
+
+runtime::Store<kube::Object>::Ptr versioned(const std::string& json) {
+  return std::make_shared<const kube::Object>(kube::decode_object(json));
+}
+
+runtime::Store<kube::Object>::Ptr member(const std::string& name, const std::string& pool, int gpus, const std::string& rv) {
+  return versioned(R"({"metadata":{"name":")" + name + R"(")" + (rv.empty() ? "" : R"(,"resourceVersion":")" + rv + "\"") +
+                   R"(},"spec":{"pool":")" + pool + R"("},"status":{"gpuCount":)" + std::to_string(gpus) + "}}");
+}
+
+void expect_same(const PoolView& kept, const PoolView& read, const std::string& step) {
+  EXPECT_EQ(kept.capacity, read.capacity) << step;
+  EXPECT_EQ(kept.unit_costs, read.unit_costs) << step;
+  EXPECT_EQ(kept.pool.has_value(), read.pool.has_value()) << step;
+  EXPECT_EQ(kept.policy.has_value(), read.policy.has_value()) << step;
+  EXPECT_EQ(kept.policy_name, read.policy_name) << step;
+  EXPECT_EQ(kept.rules() != nullptr, read.rules() != nullptr) << step;
+}
+
+// What PoolReader keeps always equals read_pool from scratch, and the stores
+// are read again exactly when the pool, its policy or a member moved.
+TEST(PoolReader, ReadsAgainOnlyWhenThePoolItsPolicyOrAMemberMoved) {
+  runtime::Store<kube::Object> pools, policies, gpunodes;
+  const std::string pool_a = R"({"metadata":{"name":"a","resourceVersion":"1"},"spec":{"policyRef":{"name":"p"}}})";
+  put(pools, versioned(pool_a));
+  put(pools, versioned(R"({"metadata":{"name":"b","resourceVersion":"2"},"spec":{}})"));
+  put(policies, versioned(R"({"metadata":{"name":"p","resourceVersion":"3"},"spec":{}})"));
+  put(gpunodes, member("n1", "a", 8, "10"));
+  put(gpunodes, member("n2", "a", 4, "11"));
+  put(gpunodes, member("n3", "b", 2, "12"));
+  PoolReader reader;
+  struct Step {
+    std::string name;
+    std::function<void()> change;
+    std::string pool;
+    std::size_t reads;  // after this step's read
+    std::int64_t gpus;
+  };
+  const std::vector<Step> steps = {
+      {"first read", [] {}, "a", 1, 12},
+      {"nothing moved", [] {}, "a", 1, 12},
+      {"another pool", [] {}, "b", 2, 2},
+      {"a member's status", [&] { put(gpunodes, member("n2", "a", 2, "13")); }, "a", 3, 10},
+      {"a member moves in", [&] { put(gpunodes, member("n3", "a", 2, "14")); }, "a", 4, 12},
+      {"and out of b", [] {}, "b", 5, 0},
+      {"b again, unchanged", [] {}, "b", 5, 0},
+      {"a member removed", [&] { gpunodes.erase("n1"); }, "a", 6, 4},
+      {"the policy", [&] { put(policies, versioned(R"({"metadata":{"name":"p","resourceVersion":"20"},"spec":{}})")); },
+       "a", 7, 4},
+      {"the policy deleted", [&] { policies.erase("p"); }, "a", 8, 4},
+      {"the pool", [&] { put(pools, versioned(R"({"metadata":{"name":"a","resourceVersion":"21"},"spec":{}})")); }, "a", 9, 4},
+      {"the pool being deleted",
+       [&] {
+         put(pools, versioned(R"({"metadata":{"name":"a","resourceVersion":"22","deletionTimestamp":"2026-11-28T00:00:00Z"},"spec":{}})"));
+       },
+       "a", 10, 4},
+      {"the pool gone", [&] { pools.erase("a"); }, "a", 11, 4},
+      {"a member without a resourceVersion", [&] { put(gpunodes, member("n9", "b", 1, "")); }, "b", 12, 1},
+      {"read every time then", [] {}, "b", 13, 1},
+  };
+  for (const auto& step : steps) {
+    step.change();
+    const PoolView kept = reader.read(step.pool, pools, policies, gpunodes);
+    expect_same(kept, read_pool(step.pool, pools, policies, gpunodes), step.name);
+    EXPECT_EQ(reader.reads(), step.reads) << step.name;
+    EXPECT_EQ(gpus_of(kept), step.gpus) << step.name;
+  }
 }
 
 }  // namespace
