@@ -220,10 +220,18 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
   std::map<std::string, quota::Amounts> pool_free;  // pool -> devices no admitted pod holds
   std::map<std::string, Pending> pending;
   std::vector<std::string> recharged;  // every quota, when the charge map changed
-  // Pools where a pod waited short of its guarantee at the last pass (only
-  // there can reclaim be due now) -> the pods holding devices there, as
-  // pool_free counts them: reclaim's need is worked out against this view.
+  // A pool's reclaimGracePeriod (its policy's; 5m without one).
+  auto grace_of = [&views](const std::string& pool) {
+    const api::QuotaRules* rules = views.contains(pool) ? views.at(pool).rules() : nullptr;
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+        rules ? rules->reclaim_grace_period.value() : api::Duration::literal("5m").value());
+  };
+  // Pools where a pod short of its guarantee at the last pass has waited its
+  // grace (only there can reclaim be due now) -> the pods holding devices
+  // there, as pool_free counts them: reclaim's need is worked out against
+  // this view. (It walks every pod: only when reclaim is due.)
   std::map<std::string, std::map<std::string, quota::Amounts>> held;
+  const auto started = std::chrono::steady_clock::now();
   {
     std::lock_guard lock(mu_);
     if (!(map == map_)) {
@@ -255,7 +263,8 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
     pending = pending_;
     std::set<std::string> may_reclaim;
     for (const auto& [key, since] : short_since_) {
-      if (auto p = pending_.find(key); p != pending_.end()) may_reclaim.insert(p->second.pool);
+      auto p = pending_.find(key);
+      if (p != pending_.end() && started - since >= grace_of(p->second.pool)) may_reclaim.insert(p->second.pool);
     }
     held = ledger_.used_by_pod(may_reclaim, kByPool);
   }
@@ -307,14 +316,12 @@ Result AdmissionReconciler::reconcile(const runtime::Request&, std::stop_token s
     for (const auto& key : decision.short_of_guarantee) {
       const Pending& p = pending.at(key);
       const auto since = short_since_.emplace(key, now).first->second;
-      const api::QuotaRules* rules = views.contains(p.pool) ? views.at(p.pool).rules() : nullptr;
-      const auto grace = std::chrono::duration_cast<std::chrono::milliseconds>(
-          rules ? rules->reclaim_grace_period.value() : api::Duration::literal("5m").value());
+      const auto grace = grace_of(p.pool);
       const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(now - since);
       if (waited >= grace && held.contains(p.pool)) {
         due.emplace(p.pool, p.charge->quota);
       } else if (waited >= grace) {
-        next_reclaim = std::chrono::milliseconds(0);  // short only since this pass (a grace of 0): the next pass reclaims
+        next_reclaim = std::chrono::milliseconds(0);  // its grace ended during this pass: the next pass reclaims
       } else if (!next_reclaim || grace - waited < *next_reclaim) {
         next_reclaim = grace - waited;
       }

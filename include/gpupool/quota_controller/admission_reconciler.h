@@ -26,7 +26,8 @@
 //    as decided, less what pods holding devices then and not running now
 //    (terminating, evicted, gone) give back (quota::reclaim_for_lenders):
 //    the pod store may be ahead of the ledger, and is read later. Reclaim
-//    runs only in a pass after the one that first saw a pod short.
+//    runs in a pass that starts with a pod's grace over (a grace of 0: the
+//    pass after the one that first saw it short).
 // 2c. Quotas whose grant ended or shrank: when the policy says Evict
 //    (quota.expiry.action after its gracePeriod; quota.onCapacityLoss while
 //    CapacityReduced), their pods above the grant are evicted the same way
