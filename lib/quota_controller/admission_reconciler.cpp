@@ -428,13 +428,15 @@ std::vector<quota::RunningPod> AdmissionReconciler::running_pods(const std::func
   std::vector<quota::RunningPod> out;
   std::lock_guard lock(mu_);
   for (const auto& pod : stores_.pods.list()) {
-    if (quota::gated(*pod)) continue;
-    const auto r = quota::charge_pod(*pod, map_, false, claims_of(*pod));
+    std::string key = kube::object_key(pod->ns, pod->name);
+    // Admitted here, the informer still showing the gate: running as the ledger counts it.
+    const bool assumed = !assumed_.empty() && assumed_.contains(key);
+    if (!assumed && quota::gated(*pod)) continue;
+    const auto r = quota::charge_pod(*pod, map_, assumed, claims_of(*pod));
     if (!r.charge || r.charge->state != quota::PodQuotaState::admitted || !want(r)) continue;
     // Already on its way out: what it holds is coming back.
-    if (pod->deleting || (!evicting_.empty() && evicting_.contains(kube::object_key(pod->ns, pod->name)))) continue;
-    out.push_back({kube::object_key(pod->ns, pod->name), r.charge->quota, pod->priority,
-                   pod->created_ms, r.charge->charge, r.devices});
+    if (pod->deleting || (!evicting_.empty() && evicting_.contains(key))) continue;
+    out.push_back({std::move(key), r.charge->quota, pod->priority, pod->created_ms, r.charge->charge, r.devices});
   }
   return out;
 }

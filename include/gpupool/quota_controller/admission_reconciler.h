@@ -149,8 +149,9 @@ class AdmissionReconciler : public runtime::Reconciler {
   // CapacityReduced). Returns when to look again (the grace not over yet).
   std::optional<std::chrono::milliseconds> evict_over_grant(const api::TenantQuota& q, const PoolView& view,
                                                             const quota::Amounts& limit);
-  // Admitted pods charged where `want` says, not terminating (nor evicted
-  // here, evicting_), as the pod store lists them now.
+  // Admitted pods (also those admitted here the store still shows gated,
+  // assumed_) charged where `want` says, not terminating (nor evicted here,
+  // evicting_), as the pod store lists them now.
   std::vector<quota::RunningPod> running_pods(const std::function<bool(const quota::PodChargeResult&)>& want);
   void evict(const std::vector<std::string>& keys, const std::string& reason,
              const std::function<std::string(const std::string& pod)>& note);
