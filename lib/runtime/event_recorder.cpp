@@ -3,7 +3,9 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "gpupool/common/parallel.h"
@@ -100,21 +102,33 @@ void EventRecorder::record(const ObjectReference& regarding, EventType type, std
     Pending p{0, regarding, type, cut(reason, kReasonLimit), cut(action.empty() ? reason : action, kActionLimit),
               cut(note, kNoteLimit), SysClock::now()};
     uint64_t dropped = 0;
+    bool queued = false;
+    std::optional<Pending> lost;  // what was dropped, for the log
     {
       std::lock_guard lock(mu_);
+      if (!stopping_ && queue_.size() >= options_.queue_capacity && p.type == EventType::Warning) {
+        // A Warning before a Normal: the oldest Normal queued makes room.
+        auto normal = std::find_if(queue_.begin(), queue_.end(), [](const Pending& q) { return q.type == EventType::Normal; });
+        if (normal != queue_.end()) {
+          lost = std::move(*normal);
+          queue_.erase(normal);
+          dropped = ++stats_.dropped;
+        }
+      }
       if (stopping_ || queue_.size() >= options_.queue_capacity) {
+        lost = std::move(p);
         dropped = ++stats_.dropped;
       } else {
         p.seq = next_seq_++;
         queue_.push_back(std::move(p));
         ++stats_.recorded;
+        queued = true;
       }
     }
-    if (dropped == 0) {
-      cv_.notify_one();
-    } else if (dropped % 100 == 1) {
-      spdlog::warn("event recorder: dropped event {} on {}/{} {} ({} dropped so far): queue full or stopped",
-                   std::string(reason), regarding.ns, regarding.name, regarding.kind, dropped);
+    if (queued) cv_.notify_one();
+    if (lost && dropped % 100 == 1) {
+      spdlog::warn("event recorder: dropped event {} on {}/{} {} ({} dropped so far): queue full or stopped", lost->reason,
+                   lost->regarding.ns, lost->regarding.name, lost->regarding.kind, dropped);
     }
   } catch (...) {
     // Recording an event must never fail the caller.

@@ -5,7 +5,10 @@
 // thread takes what is queued and writes it, up to writes_in_flight Events
 // at once (each Event's writes stay in order: one Event is never written by
 // two at once). When the queue is full the event is dropped and a warning
-// logged (every 100th drop after the first). record() never throws.
+// logged (every 100th drop after the first), except that a Warning takes the
+// place of the oldest Normal event queued (that one is dropped): under an
+// API server too busy for them all, what went wrong still gets through.
+// record() never throws.
 //
 // Aggregation, like client-go's events/v1 EventBroadcaster: an event with the
 // same (regarding object, type, reason, action, note) as one recorded less

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "gpupool/testenv/wait.h"
 #include "support/scripted_client.h"
 #include "support/scripted_server.h"
@@ -155,6 +157,36 @@ TEST(EventRecorderWire, EventsAboutDifferentObjectsAreWrittenSeveralAtOnce) {
   ASSERT_TRUE(recorder.flush(20s));
   EXPECT_EQ(recorder.stats().created, 6u);
   EXPECT_EQ(recorder.stats().failed, 0u);
+}
+
+// With the queue full, a Warning takes the place of the oldest Normal event:
+// a busy API server loses progress notes before it loses what went wrong.
+TEST(EventRecorderFaults, AWarningTakesTheOldestNormalsPlaceInAFullQueue) {
+  ScriptedServer server;
+  Step hang;
+  hang.hang = true;
+  server.set_default(hang);
+  kube::Client client(test::scripted_config(server, 30s));
+  auto o = options();
+  o.queue_capacity = 3;
+  o.writes_in_flight = 1;
+  EventRecorder recorder(client, o);
+  auto on = [](const std::string& name) { return ObjectReference{"v1", "Node", "", name, "u", "1"}; };
+  recorder.record(on("in-flight"), EventType::Normal, "Updated", "Update", "taken by the writer");
+  ASSERT_TRUE(testenv::wait_until([&] { return server.requests().size() == 1; }, 10s));
+  for (const char* name : {"n-0", "n-1", "n-2"}) recorder.record(on(name), EventType::Normal, "Updated", "Update", "queued");
+  recorder.record(on("n-3"), EventType::Normal, "Updated", "Update", "no room");
+  recorder.record(on("w-0"), EventType::Warning, "UpdateFailed", "Update", "the install failed");
+  EXPECT_EQ(recorder.stats().dropped, 2u) << "n-3, then n-0 for w-0";
+
+  server.set_default(test::json_step(201, event_answer("default")));
+  server.release();
+  ASSERT_TRUE(recorder.flush(20s));
+  std::set<std::string> written;
+  for (const auto& r : server.requests()) {
+    if (r.method == "POST") written.insert(kube::string_at(kube::parse_json(r.body), {"regarding", "name"}));
+  }
+  EXPECT_EQ(written, (std::set<std::string>{"in-flight", "n-1", "n-2", "w-0"}));
 }
 
 TEST(EventRecorderOptionsTest, RequiresAReportingController) {
