@@ -26,6 +26,14 @@ EventRecorderOptions options() {
 }
 
 ObjectReference node() { return {"v1", "Node", "", "gpu-node-1", "uid-1", "42"}; }
+ObjectReference node_named(const std::string& name) { return {"v1", "Node", "", name, "u", "1"}; }
+
+// Every request read, no answer until server.release() or stop().
+void hang_every_answer(ScriptedServer& server) {
+  Step hang;
+  hang.hang = true;
+  server.set_default(hang);
+}
 
 std::string event_answer(const std::string& ns) {
   return R"({"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"x","namespace":")" + ns + R"("}})";
@@ -107,9 +115,7 @@ TEST(EventRecorderFaults, ServerErrorsAreRetriedAndRejectionsDropped) {
 
 TEST(EventRecorderFaults, RecordNeverBlocksOnAHangingServerAndDropsWhenFull) {
   ScriptedServer server;
-  Step hang;
-  hang.hang = true;
-  server.set_default(hang);
+  hang_every_answer(server);
   kube::Client client(test::scripted_config(server, 1s));
   auto o = options();
   o.queue_capacity = 10;
@@ -138,16 +144,14 @@ TEST(EventRecorderFaults, RecordNeverBlocksOnAHangingServerAndDropsWhenFull) {
 // several at a time, not each after the one before's round trip.
 TEST(EventRecorderWire, EventsAboutDifferentObjectsAreWrittenSeveralAtOnce) {
   ScriptedServer server;
-  Step hang;
-  hang.hang = true;
-  server.set_default(hang);
+  hang_every_answer(server);
   kube::Client client(test::scripted_config(server, 30s));
   auto o = options();
   o.writes_in_flight = 4;
   EventRecorder recorder(client, o);
   for (int i = 0; i < 6; ++i) {
-    recorder.record({"v1", "Node", "", "gpu-node-" + std::to_string(i), "u", "1"}, EventType::Normal, "DriverUpgrade",
-                    "Upgrade", "cordoned for the driver upgrade");
+    recorder.record(node_named("gpu-node-" + std::to_string(i)), EventType::Normal, "DriverUpgrade", "Upgrade",
+                    "cordoned for the driver upgrade");
   }
   // Every answer hangs: only writes in flight together can reach the server.
   ASSERT_TRUE(testenv::wait_until([&] { return server.requests().size() >= 4; }, 10s)) << server.requests().size();
@@ -163,20 +167,17 @@ TEST(EventRecorderWire, EventsAboutDifferentObjectsAreWrittenSeveralAtOnce) {
 // a busy API server loses progress notes before it loses what went wrong.
 TEST(EventRecorderFaults, AWarningTakesTheOldestNormalsPlaceInAFullQueue) {
   ScriptedServer server;
-  Step hang;
-  hang.hang = true;
-  server.set_default(hang);
+  hang_every_answer(server);
   kube::Client client(test::scripted_config(server, 30s));
   auto o = options();
   o.queue_capacity = 3;
   o.writes_in_flight = 1;
   EventRecorder recorder(client, o);
-  auto on = [](const std::string& name) { return ObjectReference{"v1", "Node", "", name, "u", "1"}; };
-  recorder.record(on("in-flight"), EventType::Normal, "Updated", "Update", "taken by the writer");
+  recorder.record(node_named("in-flight"), EventType::Normal, "Updated", "Update", "taken by the writer");
   ASSERT_TRUE(testenv::wait_until([&] { return server.requests().size() == 1; }, 10s));
-  for (const char* name : {"n-0", "n-1", "n-2"}) recorder.record(on(name), EventType::Normal, "Updated", "Update", "queued");
-  recorder.record(on("n-3"), EventType::Normal, "Updated", "Update", "no room");
-  recorder.record(on("w-0"), EventType::Warning, "UpdateFailed", "Update", "the install failed");
+  for (const char* name : {"n-0", "n-1", "n-2"}) recorder.record(node_named(name), EventType::Normal, "Updated", "Update", "queued");
+  recorder.record(node_named("n-3"), EventType::Normal, "Updated", "Update", "no room");
+  recorder.record(node_named("w-0"), EventType::Warning, "UpdateFailed", "Update", "the install failed");
   EXPECT_EQ(recorder.stats().dropped, 2u) << "n-3, then n-0 for w-0";
 
   server.set_default(test::json_step(201, event_answer("default")));
