@@ -8,7 +8,6 @@
 #include <optional>
 #include <stdexcept>
 
-#include "gpupool/common/parallel.h"
 #include "gpupool/kube/micro_time.h"
 
 namespace gpupool::runtime {
@@ -91,7 +90,9 @@ EventRecorder::EventRecorder(kube::Client& client, EventRecorderOptions options)
   if (options_.reporting_instance.empty()) options_.reporting_instance = options_.reporting_controller + "-" + hostname();
   options_.reporting_instance = cut(options_.reporting_instance, kInstanceLimit);
   if (options_.max_attempts < 1) options_.max_attempts = 1;
-  worker_ = std::thread([this] { loop(); });
+  if (options_.writes_in_flight < 1) options_.writes_in_flight = 1;
+  writers_.reserve(options_.writes_in_flight);
+  for (std::size_t i = 0; i < options_.writes_in_flight; ++i) writers_.emplace_back([this] { writer(); });
 }
 
 EventRecorder::~EventRecorder() { stop(); }
@@ -103,6 +104,7 @@ void EventRecorder::record(const ObjectReference& regarding, EventType type, std
               cut(note, kNoteLimit), SysClock::now()};
     uint64_t dropped = 0;
     bool queued = false;
+    bool replaced = false;
     std::optional<Pending> lost;  // what was dropped, for the log
     {
       std::lock_guard lock(mu_);
@@ -113,6 +115,7 @@ void EventRecorder::record(const ObjectReference& regarding, EventType type, std
           lost = std::move(*normal);
           queue_.erase(normal);
           dropped = ++stats_.dropped;
+          replaced = true;
         }
       }
       if (stopping_ || queue_.size() >= options_.queue_capacity) {
@@ -126,6 +129,7 @@ void EventRecorder::record(const ObjectReference& regarding, EventType type, std
       }
     }
     if (queued) cv_.notify_one();
+    if (replaced) done_cv_.notify_all();  // a flush may have waited for the one dropped
     if (lost && dropped % 100 == 1) {
       spdlog::warn("event recorder: dropped event {} on {}/{} {} ({} dropped so far): queue full or stopped", lost->reason,
                    lost->regarding.ns, lost->regarding.name, lost->regarding.kind, dropped);
@@ -138,7 +142,9 @@ void EventRecorder::record(const ObjectReference& regarding, EventType type, std
 bool EventRecorder::flush(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mu_);
   const uint64_t target = next_seq_ - 1;
-  return done_cv_.wait_for(lock, timeout, [&] { return done_seq_ >= target; });
+  return done_cv_.wait_for(lock, timeout, [&] {
+    return (queue_.empty() || queue_.front().seq > target) && (unsettled_.empty() || *unsettled_.begin() > target);
+  });
 }
 
 void EventRecorder::stop(std::chrono::milliseconds grace) {
@@ -148,7 +154,10 @@ void EventRecorder::stop(std::chrono::milliseconds grace) {
     stopping_ = true;
   }
   cv_.notify_all();
-  if (worker_.joinable()) worker_.join();
+  retry_cv_.notify_all();
+  for (auto& w : writers_) {
+    if (w.joinable()) w.join();
+  }
 }
 
 EventRecorderStats EventRecorder::stats() const {
@@ -156,79 +165,113 @@ EventRecorderStats EventRecorder::stats() const {
   return stats_;
 }
 
-void EventRecorder::loop() {
+void EventRecorder::writer() {
+  std::unique_lock lock(mu_);
   for (;;) {
-    std::deque<Pending> batch;
-    {
-      std::unique_lock lock(mu_);
-      cv_.wait_for(lock, std::chrono::minutes(1), [&] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty() && stopping_) break;
-      batch.swap(queue_);
+    // Only a writer with nothing to take moves the queue into series: the
+    // backlog of a busy server stays on the bounded queue.
+    if (ready_.empty() && !queue_.empty()) merge_queue();
+    if (!ready_.empty()) {
+      const Take t = take_ready();
+      lock.unlock();
+      write(t);
+      lock.lock();
+      finish(t);
+      continue;
     }
-    const auto now = SysClock::now();
-    if (!batch.empty()) {
-      const uint64_t last_seq = batch.back().seq;
-      std::vector<Series*> dirty;
-      for (auto& p : batch) {
-        Key key{p.regarding.api_version, p.regarding.kind, p.regarding.ns, p.regarding.name, p.regarding.uid,
-                static_cast<int>(p.type), p.reason, p.action, p.note};
-        auto it = series_.find(key);
-        if (it != series_.end() && p.at - it->second.last_observed < options_.series_window) {
-          ++it->second.count;
-          it->second.last_observed = p.at;
-        } else {
-          Series s;
-          s.ns = p.regarding.ns.empty() ? "default" : p.regarding.ns;
-          s.count = 1;
-          s.last_observed = p.at;
-          s.first = std::move(p);
-          if (it == series_.end()) {
-            it = series_.emplace(std::move(key), std::move(s)).first;
-          } else {
-            it->second = std::move(s);  // the old series ended; its Event stays as it is
-          }
-        }
-        if (!it->second.dirty) {
-          it->second.dirty = true;
-          dirty.push_back(&it->second);
-        }
-      }
-      // Each series once in `dirty`: no two writers share one.
-      common::for_each_parallel(dirty.size(), options_.writes_in_flight, [&](std::size_t i) { write(*dirty[i]); });
-      {
-        std::lock_guard lock(mu_);
-        done_seq_ = last_seq;
-      }
-      done_cv_.notify_all();
-    }
-    expire_old(now);
+    if (stopping_) break;
+    expire_old(SysClock::now());
+    cv_.wait_for(lock, std::chrono::minutes(1), [&] { return stopping_ || !queue_.empty() || !ready_.empty(); });
   }
+}
+
+void EventRecorder::merge_queue() {
+  for (auto& p : queue_) {
+    const uint64_t seq = p.seq;
+    Key key{p.regarding.api_version, p.regarding.kind, p.regarding.ns, p.regarding.name, p.regarding.uid,
+            static_cast<int>(p.type), p.reason, p.action, p.note};
+    auto it = series_.find(key);
+    Series* s = nullptr;
+    if (it != series_.end() && p.at - it->second->last_observed < options_.series_window) {
+      s = it->second.get();
+      ++s->count;
+      s->last_observed = p.at;
+    } else {
+      // A new Event; an ended series' Event stays as it is.
+      auto fresh = std::make_unique<Series>();
+      fresh->ns = p.regarding.ns.empty() ? "default" : p.regarding.ns;
+      fresh->count = 1;
+      fresh->last_observed = p.at;
+      fresh->first = std::move(p);
+      if (it == series_.end()) {
+        it = series_.emplace(std::move(key), std::move(fresh)).first;
+      } else {
+        if (it->second->ready || it->second->busy) {
+          it->second->retired = true;  // still to be written: kept until then
+          retired_.push_back(std::move(it->second));
+        }
+        it->second = std::move(fresh);
+      }
+      s = it->second.get();
+    }
+    if (s->unwritten_seq == 0) {
+      s->unwritten_seq = seq;
+      unsettled_.insert(seq);
+    }
+    if (!s->ready && !s->busy) {
+      s->ready = true;
+      ready_.push_back(s);
+    }
+  }
+  queue_.clear();
+  if (ready_.size() > 1) cv_.notify_all();  // more for the idle writers
+}
+
+EventRecorder::Take EventRecorder::take_ready() {
+  Series* s = ready_.front();
+  ready_.pop_front();
+  s->ready = false;
+  s->busy = true;
+  Take t{s, s->unwritten_seq, s->count, s->last_observed};
+  s->unwritten_seq = 0;
+  return t;
+}
+
+void EventRecorder::finish(const Take& t) {
+  Series* s = t.series;
+  s->busy = false;
+  unsettled_.erase(unsettled_.find(t.seq));
+  if (s->unwritten_seq != 0) {
+    s->ready = true;  // repeats came while it was written
+    ready_.push_back(s);
+  } else if (s->retired) {
+    std::erase_if(retired_, [s](const std::unique_ptr<Series>& r) { return r.get() == s; });
+  }
+  done_cv_.notify_all();
 }
 
 void EventRecorder::expire_old(SysClock::time_point now) {
   if (now - last_expiry_ < std::chrono::minutes(1)) return;
   last_expiry_ = now;
-  for (auto it = series_.begin(); it != series_.end();) {
-    if (!it->second.dirty && now - it->second.last_observed >= options_.series_window) {
-      it = series_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  std::erase_if(series_, [&](const auto& entry) {
+    const Series& s = *entry.second;
+    return !s.ready && !s.busy && s.unwritten_seq == 0 && now - s.last_observed >= options_.series_window;
+  });
 }
 
-void EventRecorder::write(Series& s) {
+void EventRecorder::write(const Take& t) {
+  Series& s = *t.series;
   auto backoff = options_.retry_backoff;
   for (int attempt = 1;; ++attempt) {
     {
       std::lock_guard lock(mu_);
       if (stopping_ && std::chrono::steady_clock::now() >= give_up_at_) {
         ++stats_.failed;  // shutting down and out of time
-        break;
+        return;
       }
     }
     try {
-      if (write_once(s)) break;
+      if (write_once(s, t.count, t.last_observed)) return;
     } catch (const std::exception& e) {
       const bool again = retryable(e) && attempt < options_.max_attempts;
       if (!again) {
@@ -236,25 +279,24 @@ void EventRecorder::write(Series& s) {
                      s.ns, s.first.regarding.name, e.what());
         std::lock_guard lock(mu_);
         ++stats_.failed;
-        break;
+        return;
       }
       std::unique_lock lock(mu_);
-      cv_.wait_for(lock, backoff, [&] { return stopping_; });
+      retry_cv_.wait_for(lock, backoff, [&] { return stopping_; });
       backoff *= 2;
     }
   }
-  s.dirty = false;
 }
 
-// One attempt to bring the server up to s.count. Throws what the client threw.
-bool EventRecorder::write_once(Series& s) {
+// One attempt to bring the server up to `count`. Throws what the client threw.
+bool EventRecorder::write_once(Series& s, int64_t count, SysClock::time_point last_observed) {
   const Pending& p = s.first;
   if (s.written > 0) {
     rapidjson::Document patch(rapidjson::kObjectType);
-    patch.AddMember("series", series_value(s.count, s.last_observed, patch.GetAllocator()), patch.GetAllocator());
+    patch.AddMember("series", series_value(count, last_observed, patch.GetAllocator()), patch.GetAllocator());
     try {
       client_.patch({events_v1(), s.ns, s.name, ""}, kube::PatchType::MergePatch, kube::to_json(patch));
-      s.written = s.count;
+      s.written = count;
       std::lock_guard lock(mu_);
       ++stats_.patched;
       return true;
@@ -282,7 +324,7 @@ bool EventRecorder::write_once(Series& s) {
     add_string(meta, "namespace", s.ns, a);
     ev.AddMember("metadata", meta, a);
     add_string(ev, "eventTime", kube::format_micro_time(p.at), a);
-    if (s.count >= 2) ev.AddMember("series", series_value(s.count, s.last_observed, a), a);
+    if (count >= 2) ev.AddMember("series", series_value(count, last_observed, a), a);
     add_string(ev, "reportingController", options_.reporting_controller, a);
     add_string(ev, "reportingInstance", options_.reporting_instance, a);
     add_string(ev, "action", p.action, a);
@@ -304,7 +346,7 @@ bool EventRecorder::write_once(Series& s) {
       if (e.is_already_exists() && renames == 0) continue;  // name taken: make another
       throw;
     }
-    s.written = s.count;
+    s.written = count;
     std::lock_guard lock(mu_);
     ++stats_.created;
     return true;

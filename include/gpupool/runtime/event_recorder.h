@@ -1,10 +1,14 @@
 // Kubernetes Events (events.k8s.io/v1) about objects, recorded without ever
 // blocking or failing the caller.
 //
-// record() puts the event on a bounded queue and returns; one background
-// thread takes what is queued and writes it, up to writes_in_flight Events
-// at once (each Event's writes stay in order: one Event is never written by
-// two at once). When the queue is full the event is dropped and a warning
+// record() puts the event on a bounded queue and returns; writes_in_flight
+// writer threads each take the next Event to write as soon as they are free
+// (each Event's writes stay in order: one Event is never written by two at
+// once; a slow or retried write holds up only its own writer). An idle writer
+// with nothing ready moves what is queued into the Events to write, so under
+// a busy API server the backlog stays on the queue, which is bounded: at most
+// queue_capacity occurrences wait there, and at most as many Events are ready
+// to write besides. When the queue is full the event is dropped and a warning
 // logged (every 100th drop after the first), except that a Warning takes the
 // place of the oldest Normal event queued (that one is dropped): under an
 // API server too busy for them all, what went wrong still gets through.
@@ -41,7 +45,9 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -74,7 +80,7 @@ struct EventRecorderOptions {
   // reportingInstance (at most 128 bytes). Empty: reporting_controller + "-" + hostname.
   std::string reporting_instance;
   std::size_t queue_capacity = 1000;
-  // Writes at once, each to its own Event: one at a time, a rollout's
+  // Writer threads, each writing its own Event: one at a time, a rollout's
   // Events (three per node) outran a busy API server and were dropped.
   std::size_t writes_in_flight = 8;
   std::chrono::milliseconds series_window{std::chrono::minutes(6)};
@@ -92,7 +98,7 @@ struct EventRecorderStats {
 
 class EventRecorder {
  public:
-  // Starts the background thread. `client` must outlive the recorder. Throws
+  // Starts the writer threads. `client` must outlive the recorder. Throws
   // std::invalid_argument without a reporting_controller.
   EventRecorder(kube::Client& client, EventRecorderOptions options);
   ~EventRecorder();  // stop()
@@ -110,7 +116,8 @@ class EventRecorder {
   // Writes what is queued (without waiting between retries) for up to
   // `grace`, gives up on the rest, and ends the background thread; later
   // record() calls are dropped. Idempotent. A request in flight when the
-  // grace ends is waited for (it is bounded by the client's timeout).
+  // grace ends is waited for (it is bounded by the client's timeout). Ends
+  // the writer threads.
   void stop(std::chrono::milliseconds grace = std::chrono::seconds(5));
 
   EventRecorderStats stats() const;
@@ -127,37 +134,53 @@ class EventRecorder {
   using Key = std::tuple<std::string, std::string, std::string, std::string, std::string, int, std::string,
                          std::string, std::string>;
   struct Series {
-    Pending first;  // the occurrence that created the Event
-    std::string name, ns;
+    Pending first;  // the occurrence that created the Event; never changes
+    std::string ns;
+    std::string name;     // written by the writer that holds the series
+    int64_t written = 0;  // count the server has (0: not created yet); the writer's
     int64_t count = 0;    // occurrences so far
-    int64_t written = 0;  // count the server has (0: not created yet)
     std::chrono::system_clock::time_point last_observed;
-    bool dirty = false;
+    uint64_t unwritten_seq = 0;  // oldest occurrence no write has taken yet (0: none)
+    bool ready = false;          // in ready_
+    bool busy = false;           // a writer has it
+    bool retired = false;        // its window ended while waiting or busy: in retired_
+  };
+  // What a writer took from a series: the occurrences up to then.
+  struct Take {
+    Series* series;
+    uint64_t seq;  // the oldest occurrence taken, in unsettled_
+    int64_t count;
+    std::chrono::system_clock::time_point last_observed;
   };
 
-  void loop();
-  void write(Series& s);
-  bool write_once(Series& s);
-  void expire_old(std::chrono::system_clock::time_point now);
+  void writer();
+  void merge_queue();  // mu_ held
+  Take take_ready();   // mu_ held, ready_ not empty
+  void finish(const Take& t);  // mu_ held
+  void write(const Take& t);
+  bool write_once(Series& s, int64_t count, std::chrono::system_clock::time_point last_observed);
+  void expire_old(std::chrono::system_clock::time_point now);  // mu_ held
 
   kube::Client& client_;
   EventRecorderOptions options_;
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;       // the worker waits for work
-  std::condition_variable done_cv_;  // flush() waits for progress
-  std::deque<Pending> queue_;
+  std::condition_variable cv_;        // idle writers wait for work
+  std::condition_variable retry_cv_;  // writers backing off wait for stop()
+  std::condition_variable done_cv_;   // flush() waits for progress
+  std::deque<Pending> queue_;         // in seq order
   uint64_t next_seq_ = 1;
-  uint64_t done_seq_ = 0;  // every event with seq <= this is written or given up
   bool stopping_ = false;
   std::chrono::steady_clock::time_point give_up_at_ = std::chrono::steady_clock::time_point::max();
   EventRecorderStats stats_;
 
-  // Owned by the worker thread.
-  std::map<Key, Series> series_;
+  std::map<Key, std::unique_ptr<Series>> series_;
+  std::deque<Series*> ready_;                    // series with occurrences to write, none busy
+  std::vector<std::unique_ptr<Series>> retired_;  // replaced while still to be written
+  std::multiset<uint64_t> unsettled_;            // per series write to come or in flight: its oldest occurrence
   std::chrono::system_clock::time_point last_expiry_{};
 
-  std::thread worker_;
+  std::vector<std::thread> writers_;
 };
 
 }  // namespace gpupool::runtime
