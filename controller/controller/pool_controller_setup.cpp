@@ -229,7 +229,12 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
       return out;
     };
   };
-  health_controller_->watches<kube::Object>(*nodes, with_outside(selecting), node_labels_changed);
+  // A relabelling only where it can move the node between pools: health
+  // reads no other label.
+  health_controller_->watches<kube::Object>(
+      *nodes, with_outside(selecting), [selecting_pools](const kube::Object& a, const kube::Object& b) {
+        return selecting_pools->selection_changed(a, b);
+      });
   // Of a Node's other changes, those health reads (spec: cordon, taints;
   // annotations: its remediation record) and only where they can change a
   // decision (HealthReconciler::node_change_matters); not readiness or

@@ -28,4 +28,10 @@ std::vector<runtime::Request> SelectingPools::operator()(const kube::Object& nod
   return out;
 }
 
+bool SelectingPools::selection_changed(const kube::Object& before, const kube::Object& after) {
+  if (before.deleting != after.deleting) return true;
+  if (!kube::differs_at(before.doc, after.doc, {"metadata", "labels"})) return false;
+  return (*this)(before) != (*this)(after);
+}
+
 }  // namespace gpupool::pool_controller

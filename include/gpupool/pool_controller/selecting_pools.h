@@ -33,6 +33,14 @@ class SelectingPools {
 
   std::vector<runtime::Request> operator()(const kube::Object& node);
 
+  // Whether a Node's update can move it between pools: its deletion began,
+  // or the pools its labels concern differ before
+  // and after (a pool whose spec cannot be read concerns every node, so it
+  // never tells them apart). The agents' driver labels in a rollout change
+  // no pool's selection: waking GPU health on them made about 11,000 passes
+  // in a rollout of 5,000 nodes.
+  bool selection_changed(const kube::Object& before, const kube::Object& after);
+
  private:
   struct Entry {
     std::string resource_version;

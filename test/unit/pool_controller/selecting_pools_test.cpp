@@ -64,5 +64,33 @@ TEST(SelectingPools, FollowsThePoolStore) {
   EXPECT_TRUE(selecting(node(R"("model":"a100")")).empty());
 }
 
+TEST(SelectingPools, ASelectionChangesOnlyWhenThePoolsALabelConcernsDiffer) {
+  runtime::Store<kube::Object> pools;
+  put_pool(pools, "train", "1", R"({"nodeSelector":{"matchLabels":{"model":"h100"}}})");
+  put_pool(pools, "zone-x", "1", R"({"priority":5,"nodeSelector":{"matchLabels":{"zone":"x"}}})");
+  SelectingPools selecting(pools);
+  const struct {
+    const char* what;
+    std::string before, after;
+    bool deleting_after;
+    bool changed;
+  } cases[] = {
+      {"the agent's driver label", R"("model":"h100")", R"("model":"h100","driver":"570")", false, false},
+      {"nothing", R"("model":"h100")", R"("model":"h100")", false, false},
+      {"a label no pool selects on, outside every pool", R"("model":"t4")", R"("model":"t4","a":"b")", false, false},
+      {"relabelled for another model", R"("model":"h100")", R"("model":"a100")", false, true},
+      {"a second pool selects it too", R"("model":"h100")", R"("model":"h100","zone":"x")", false, true},
+      {"labelled for a pool", R"("model":"t4")", R"("model":"t4","gpupool.io/pool":"train")", false, true},
+      {"labelled for a pool that is not there", R"("model":"t4")", R"("model":"t4","gpupool.io/pool":"gone")", false,
+       false},
+      {"its deletion began", R"("model":"h100")", R"("model":"h100")", true, true},
+  };
+  for (const auto& c : cases) {
+    auto after = node(c.after);
+    after.deleting = c.deleting_after;
+    EXPECT_EQ(selecting.selection_changed(node(c.before), after), c.changed) << c.what;
+  }
+}
+
 }  // namespace
 }  // namespace gpupool::pool_controller
