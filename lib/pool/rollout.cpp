@@ -31,6 +31,11 @@ RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSett
   });
   RolloutDecision d;
   std::set<std::string> unavailable;
+  // Nodes the rollout disrupts or may: permission held, or cordoned. A node
+  // unavailable only for now (NotReady under load) and granted comes back
+  // to be drained: kwok's NotReady flips let a 5,000-node rollout hold 63
+  // nodes of a pool at once against a limit of 25.
+  std::set<std::string> held;
   std::vector<const RolloutNode*> candidates;
   std::vector<std::string> unreported;  // pending, waiting for their agent's report first
   for (auto& n : nodes) {
@@ -46,6 +51,7 @@ RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSett
     }
     const bool in_progress = n.granted && !n.up_to_date && !n.failed;
     if (!n.ready || !n.agent_alive || n.cordoned || in_progress) unavailable.insert(n.name);
+    if (n.granted || n.cordoned) held.insert(n.name);
     if (in_progress) d.in_progress.push_back(n.name);
     if (n.up_to_date) {
       ++d.updated;
@@ -79,10 +85,12 @@ RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSett
       std::vector<std::string> left;
       for (const auto* c : candidates) {
         const bool already = unavailable.count(c->name) > 0;
-        if (already || unavailable.size() < limit) {
+        const bool room = held.count(c->name) > 0 || held.size() < limit;
+        if (room && (already || unavailable.size() < limit)) {
           d.grant.push_back(c->name);
           d.in_progress.push_back(c->name);
           unavailable.insert(c->name);
+          held.insert(c->name);
         } else {
           left.push_back(c->name);
         }

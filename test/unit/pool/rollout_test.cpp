@@ -1,6 +1,8 @@
 // decide_rollout and resolve_max_unavailable, as tables.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "gpupool/pool/rollout.h"
 
 namespace gpupool::pool {
@@ -64,6 +66,11 @@ TEST(DecideRollout, Table) {
       {"a NotReady node counts", {not_ready(n("a", 'u')), n("b", 'p')}, settings(1), {}, {}, {"a"}, "maxUnavailable 1"},
       {"an unavailable pending node is granted without adding to the count",
        {cordoned(n("a", 'p')), n("b", 'p')}, settings(1), {"a"}, {}, {"a"}, "maxUnavailable 1"},
+      {"a node NotReady for now is granted only while fewer than the limit hold permission or are cordoned",
+       {n("b", 'g'), not_ready(n("a", 'p')), not_ready(n("c", 'p')), n("d", 'p')}, settings(2), {"a"}, {}, {"a", "b", "c"},
+       "maxUnavailable 2"},
+      {"a NotReady node with the limit held is not granted", {n("b", 'g'), cordoned(n("e", 'u')), not_ready(n("a", 'p'))},
+       settings(2), {}, {}, {"a", "b", "e"}, "maxUnavailable 2"},
       {"a node without a heartbeating agent is not granted but counts",
        {no_agent(n("a", 'p')), n("b", 'p'), n("c", 'p')}, settings(2), {"b"}, {}, {"a", "b"}, "maxUnavailable 2"},
       {"order key first, then name", {key(n("a", 'p'), "wave-2"), key(n("b", 'p'), "wave-1"), key(n("c", 'p'), "wave-1")},
@@ -107,6 +114,17 @@ TEST(DecideRollout, Table) {
                               return !x.ready || !x.agent_alive || x.cordoned || (x.granted && !x.up_to_date && !x.failed);
                             }))))
         << c.name << ": a decision made more nodes unavailable than allowed";
+    // Permission held or cordoned, after the decision: what the bench's
+    // rollout recorder counts as disrupted.
+    std::set<std::string> held_before, held_after(d.grant.begin(), d.grant.end());
+    for (const auto& x : c.nodes) {
+      if (x.granted || x.cordoned) held_before.insert(x.name);
+      const bool withdrawn = std::find(d.withdraw.begin(), d.withdraw.end(), x.name) != d.withdraw.end();
+      if ((x.granted && !withdrawn) || x.cordoned) held_after.insert(x.name);
+    }
+    EXPECT_LE(held_after.size(), std::max<std::size_t>(static_cast<std::size_t>(std::max(c.settings.max_unavailable, 1)),
+                                                       held_before.size()))
+        << c.name << ": a decision let more nodes hold permission or stay cordoned than allowed";
   }
 }
 
