@@ -12,8 +12,9 @@
 //   members is below it (a node that is unavailable already can be granted
 //   without adding to the count, so an administrator's cordon or a dead node
 //   never stalls a rollout forever). Besides, at most `max_unavailable`
-//   members hold permission or are cordoned at once: a node NotReady for
-//   now and granted comes back Ready to be drained, on top of the others.
+//   members hold permission (failed ones aside: their agents do not act on
+//   it) or are cordoned at once: a node NotReady for now and granted comes
+//   back Ready to be drained, on top of the others.
 // - Candidates: members whose GPUs differ from the spec (not up to date), not
 //   failed, agent alive, in order (order_key, name; nodes lacking the order
 //   label last). Up-to-date nodes are

@@ -81,6 +81,8 @@ TEST(DecideRollout, Table) {
       {"paused: a finished node still gives its permission back", {n("a", 'd'), n("b", 'p')}, paused, {}, {"a"}, {}, "paused"},
       {"window closed: nothing new", {n("a", 'g'), n("b", 'p')}, closed, {}, {}, {"a"}, "next opens Sat 01:00"},
       {"one failure within a budget of 1 goes on", {n("a", 'f'), n("b", 'p')}, settings(2, 1), {"b"}, {}, {"b"}, ""},
+      {"a failed node's permission leaves room (its agent does not act on it)", {n("a", 'f'), n("b", 'p')}, settings(1, 1),
+       {"b"}, {}, {"b"}, ""},
       {"failed and cordoned counts as unavailable", {cordoned(n("a", 'f')), n("b", 'p'), n("c", 'p')}, settings(2, 1), {"b"},
        {}, {"a", "b"}, "maxUnavailable 2"},
       {"more failures than the budget stop grants", {n("a", 'f'), n("b", 'f'), n("c", 'p')}, settings(3, 1), {}, {}, {},
@@ -118,9 +120,9 @@ TEST(DecideRollout, Table) {
     // rollout recorder counts as disrupted.
     std::set<std::string> held_before, held_after(d.grant.begin(), d.grant.end());
     for (const auto& x : c.nodes) {
-      if (x.granted || x.cordoned) held_before.insert(x.name);
+      if ((x.granted && !x.failed) || x.cordoned) held_before.insert(x.name);
       const bool withdrawn = std::find(d.withdraw.begin(), d.withdraw.end(), x.name) != d.withdraw.end();
-      if ((x.granted && !withdrawn) || x.cordoned) held_after.insert(x.name);
+      if ((x.granted && !x.failed && !withdrawn) || x.cordoned) held_after.insert(x.name);
     }
     EXPECT_LE(held_after.size(), std::max<std::size_t>(static_cast<std::size_t>(std::max(c.settings.max_unavailable, 1)),
                                                        held_before.size()))
