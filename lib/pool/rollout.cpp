@@ -33,8 +33,7 @@ RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSett
   std::set<std::string> unavailable;
   // Nodes the rollout disrupts or may: permission held, or cordoned. A node
   // unavailable only for now (NotReady under load) and granted comes back
-  // to be drained: kwok's NotReady flips let a 5,000-node rollout hold 63
-  // nodes of a pool at once against a limit of 25.
+  // to be drained on top of the others, so grants are bounded by these too.
   std::set<std::string> held;
   std::vector<const RolloutNode*> candidates;
   std::vector<std::string> unreported;  // pending, waiting for their agent's report first
