@@ -26,5 +26,14 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUPOOL_SANITIZE=ON >
 ninja -C "$build"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@"
+if ! ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@"; then
+  # CI keeps only the last few hundred characters of what this prints: end
+  # with each failed assertion on one short line (file:line, then its message).
+  echo "== failed assertions =="
+  awk '/: Failure$/ { n = split($0, p, "/"); loc = p[n]; sub(/: Failure$/, "", loc); getline m; getline v
+                      print loc ": " substr(m " | " v, 1, 150) }
+       /^\[  FAILED  \] [A-Za-z].*\(/ { print substr($0, 14, 120) }' \
+    "$build"/Testing/Temporary/LastTest*.log 2>/dev/null | sort -u | head -n 12 || true
+  exit 1
+fi
 tools/dev/fuzz.sh 140  # seconds in all, split between the fuzz targets
