@@ -122,22 +122,44 @@ void AgentPass::fail(const std::vector<OperationType>& types, const std::string&
   }
 }
 
-void AgentPass::finish_drain() {
+bool AgentPass::drain_held() const {
+  const auto* op = api::find_operation(status.operations, OperationType::drain);
+  return op && op->phase == OperationPhase::in_progress;
+}
+
+bool AgentPass::finish_drain() {
+  if (!node_patched_) {
+    try {
+      node_doc_ = client.get(nodes_ref().with_name(options.node_name));
+      node_patched_ = true;
+    } catch (const kube::ApiError& e) {
+      if (!e.is_not_found()) throw;
+      return true;  // no Node, no cordon
+    }
+  }
   const auto* n = node_json();
-  if (n == nullptr) return;
+  std::string how = "the drain's cordon is released";
   if (auto p = uncordon_patch(*n)) {
     const bool uncordons = p->find("\"unschedulable\"") != std::string::npos;
     try {
       patch_node(*p, false);
     } catch (const kube::ApiError& e) {
       if (!e.is_conflict()) throw;
-      // The Node moved since it was read; the next pass (which re-reads it) finishes.
+      // The Node moved since it was read; the next pass (which reads it again)
+      // finishes, and until then the Drain operation says the node is held.
       spdlog::debug("node {} changed while uncordoning; retrying on the next pass", options.node_name);
-      return;
+      return false;
     }
-    spdlog::info("node {}: drain finished; {}", options.node_name,
-                 uncordons ? "uncordoned" : "left cordoned (it was cordoned before the drain)");
+    how = uncordons ? "uncordoned; the node is schedulable again" : "left cordoned (it was cordoned before the drain)";
+    spdlog::info("node {}: drain finished; {}", options.node_name, how);
   }
+  // Ended only now, so a report of the change done never says the node is
+  // free while this agent's cordon is still on (the controller counts the
+  // node unavailable until then, whatever its view of the Node).
+  if (drain_held()) {
+    set_op(OperationType::drain, OperationPhase::succeeded, "Uncordoned", how);
+  }
+  return true;
 }
 
 AgentPass::DrainState AgentPass::drain(const NodePlan& plan, Result& out) {
@@ -184,7 +206,9 @@ AgentPass::DrainState AgentPass::drain(const NodePlan& plan, Result& out) {
   std::vector<backend::GpuProcess> processes;
   if (dp.done()) processes = backend.processes();
   if (dp.done() && processes.empty()) {
-    set_op(OperationType::drain, OperationPhase::succeeded, "Drained", "no GPU pod or GPU process left on the node");
+    // In progress until finish_drain has uncordoned the node.
+    set_op(OperationType::drain, OperationPhase::in_progress, "Drained",
+           "no GPU pod or GPU process left on the node; it stays cordoned until the change is done");
     return DrainState::drained;
   }
 
@@ -309,9 +333,11 @@ Result AgentPass::carry_out() {
   }
   const Result idle = Result::requeue_after(options.inventory_interval);
   if (!plan.disruptive()) {
-    if (const auto* n = node_json(); n && drain_started(*n)) finish_drain();
+    const auto* n = node_json();
+    const bool released = (n && drain_started(*n)) || drain_held() ? finish_drain() : true;
     for (auto t : {OperationType::driver, OperationType::partition, OperationType::drain}) {
       if (std::find(set_this_pass_.begin(), set_this_pass_.end(), t) != set_this_pass_.end()) continue;
+      if (t == OperationType::drain && !released) continue;  // still held: finished on a later pass
       const auto* op = api::find_operation(status.operations, t);
       if (op && op->phase != OperationPhase::succeeded) {
         set_op(t, OperationPhase::succeeded, "UpToDate", "the node matches the spec");
@@ -320,7 +346,9 @@ Result AgentPass::carry_out() {
     return idle;
   }
   if (failed_for_generation(plan)) {  // retried when the spec changes
-    if (!object.spec.cordon_on_failure) finish_drain();  // an uncordon that did not go through before
+    const auto* n = node_json();
+    // An uncordon that did not go through before.
+    if (!object.spec.cordon_on_failure && ((n && drain_started(*n)) || drain_held())) finish_drain();
     return idle;
   }
   if (!object.spec.disruption_allowed) {
@@ -462,7 +490,8 @@ void AgentPass::set_conditions() {
   const api::OperationStatus* busy = nullptr;
   for (const auto& op : status.operations) {
     if (op.phase == OperationPhase::failed && op.observed_generation == generation() && !failed) failed = &op;
-    if (op.phase == OperationPhase::in_progress && !busy) busy = &op;
+    // The drain stays in progress through the change: name the change.
+    if (op.phase == OperationPhase::in_progress && (!busy || busy->type == OperationType::drain)) busy = &op;
   }
   if (failed) {
     cond("Ready", false, failed->reason.empty() ? "OperationFailed" : failed->reason,

@@ -67,14 +67,20 @@ struct AgentPass {
   DrainState drain(const NodePlan& plan, runtime::Result& out);
   bool install_driver();
   bool apply_partitions(const NodePlan& plan);
-  void finish_drain();
+  // Uncordons the Node this agent cordoned (kPreDrainUnschedulableAnnotation)
+  // and ends the Drain operation once it has: true when the Node is known
+  // released. Reads the Node fresh unless this pass patched it: the store's
+  // copy may be older than this agent's own cordon.
+  bool finish_drain();
+  // The status says this agent holds the Node cordoned (Drain InProgress).
+  bool drain_held() const;
   const rapidjson::Value* node_json() const;
   void patch_node(const std::string& body, bool status_subresource);
   std::vector<api::OperationType> disruptive_types(const NodePlan& plan) const;
   std::optional<std::chrono::milliseconds> check_device_plugin(const LabelInputs& in);
 
-  rapidjson::Document node_doc_;  // the Node after this pass's own patches
-  bool node_patched_ = false;
+  rapidjson::Document node_doc_;  // the Node after this pass's own patches or read
+  bool node_patched_ = false;     // node_doc_ holds it (fresher than the store's)
   std::vector<api::OperationType> set_this_pass_;
 };
 

@@ -49,9 +49,10 @@ RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSett
       n.granted = false;
     }
     const bool in_progress = n.granted && !n.up_to_date && !n.failed;
-    if (!n.ready || !n.agent_alive || n.cordoned || in_progress) unavailable.insert(n.name);
+    const bool cordoned = n.cordoned || n.agent_cordoned;
+    if (!n.ready || !n.agent_alive || cordoned || in_progress) unavailable.insert(n.name);
     // A failed node keeps its permission but its agent does not act on it.
-    if ((n.granted && !n.failed) || n.cordoned) held.insert(n.name);
+    if ((n.granted && !n.failed) || cordoned) held.insert(n.name);
     if (in_progress) d.in_progress.push_back(n.name);
     if (n.up_to_date) {
       ++d.updated;

@@ -47,6 +47,10 @@ struct GpuNodeState {
   bool up_to_date = false;  // DriverReady and PartitionReady True for this generation
   bool failed = false;      // an operation Failed for this generation
   std::string failure;      // "Driver: InstallFailed: ..." when failed
+  // The agent holds the Node cordoned for a change: its Drain operation is
+  // InProgress (of any generation: the cordon outlives a spec change). An
+  // agent sets it when it cordons and ends it once it has uncordoned.
+  bool drain_held = false;
 };
 GpuNodeState gpunode_state(const api::GPUNode& node);
 

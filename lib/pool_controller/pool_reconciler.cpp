@@ -641,7 +641,9 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     rn.reported = !spec_written && state.observed;
     rn.ready = node_ready(node.doc);
     rn.cordoned = node_unschedulable(node.doc);
-    rn.agent_cordoned = !annotation_of(node.doc, pool::kPreDrainUnschedulableAnnotation).empty();
+    // The status's word even while a new spec is written (state is empty then).
+    rn.agent_cordoned = !annotation_of(node.doc, pool::kPreDrainUnschedulableAnnotation).empty() ||
+                        (facts.decoded && facts.state.drain_held);
     auto lease = stores_.leases.get(kube::object_key(options_.agent_namespace, "gpupool-agent-" + name));
     rn.agent_alive = lease && lease_alive(lease->doc, pass.now);
     rollout_nodes.push_back(rn);

@@ -327,15 +327,19 @@ TEST_F(AgentTest, MigLayoutWaitsForDisruptionThenDrainsOnlyGpuPodsAndAdvertises)
   EXPECT_TRUE(recorder.deleted().empty()) << "nothing may be evicted before disruptionAllowed";
 
   patch_spec(n, R"({"disruptionAllowed":true})");
-  wait_gpunode(n, 90s, [](const rapidjson::Value& g) { return operation(g, "Partition").phase == "Succeeded"; },
-               "the layout applied");
+  // The Drain operation ends with the uncordon, which may take one more pass
+  // (kwok's heartbeat can move the Node between the cordon and it).
+  wait_gpunode(n, 90s, [](const rapidjson::Value& g) {
+    return operation(g, "Partition").phase == "Succeeded" && operation(g, "Drain").phase == "Succeeded";
+  }, "the layout applied and the drain over");
   auto g = gpunode(n);
   const auto& part = g["status"]["gpus"][0]["partition"];
   EXPECT_EQ(str(part, {"migMode"}), "Enabled");
   ASSERT_EQ(part["instances"].Size(), 2u);
   EXPECT_EQ(str(part["instances"][0], {"profile"}), "3g.40gb");
   EXPECT_EQ(part["instances"][0]["memoryMiB"].GetInt64(), 40192) << "the size the GPU reports";
-  EXPECT_EQ(operation(g, "Drain").phase, "Succeeded");
+  EXPECT_EQ(operation(g, "Drain").reason, "Uncordoned");
+  EXPECT_FALSE(unschedulable(node(n))) << "the drain ended with the Node still cordoned";
   wait_node(n, 30s, [](const rapidjson::Value& x) {
     return !unschedulable(x) && !has_annotation(x, "gpupool.io/pre-drain-unschedulable") &&
            capacity(x, "nvidia.com/mig-3g.40gb") == "2" && capacity(x, "nvidia.com/gpu").empty() &&

@@ -6,14 +6,15 @@
 // Rules:
 // - A node is unavailable while it is not Ready, its agent is not
 //   heartbeating, it is cordoned (by anyone: an administrator, or our agent
-//   draining it or keeping a failed node cordoned), or it holds permission
-//   and has not finished. At most `max_unavailable` members are unavailable
+//   draining it or keeping a failed node cordoned), its agent says it holds
+//   it cordoned (agent_cordoned), or it holds permission and has not
+//   finished. At most `max_unavailable` members are unavailable
 //   because of us: a grant is made only while the count of unavailable
 //   members is below it (a node that is unavailable already can be granted
 //   without adding to the count, so an administrator's cordon or a dead node
 //   never stalls a rollout forever). Besides, at most `max_unavailable`
 //   members hold permission (failed ones aside: their agents do not act on
-//   it) or are cordoned at once: a node NotReady for now and granted comes
+//   it) or are cordoned (either way) at once: a node NotReady for now and granted comes
 //   back Ready to be drained, on top of the others.
 // - Candidates: members whose GPUs differ from the spec (not up to date), not
 //   failed, agent alive, in order (order_key, name; nodes lacking the order
@@ -30,8 +31,8 @@
 // - `paused` and a closed maintenance window stop new grants only: nodes in
 //   progress keep their permission and finish.
 // - A node up to date that its agent cordoned for the change and has not
-//   uncordoned yet (kPreDrainUnschedulableAnnotation still on the Node) is
-//   finishing: the rollout is not complete while any is.
+//   uncordoned yet (agent_cordoned) is finishing: the rollout is not
+//   complete while any is.
 #pragma once
 
 #include <cstdint>
@@ -57,7 +58,13 @@ struct RolloutNode {
   bool granted = false;         // spec.disruptionAllowed is true now
   bool ready = true;            // the Node exists and is Ready
   bool cordoned = false;        // the Node is unschedulable
-  bool agent_cordoned = false;  // kPreDrainUnschedulableAnnotation is on the Node
+  // The agent holds the node cordoned for a change: kPreDrainUnschedulableAnnotation
+  // is on the Node, or the GPUNode's status says so (its Drain operation
+  // InProgress). The status is what counts when the two views differ: it
+  // comes with the report of the change done, so a view of the Node older
+  // than that report (one from before the cordon) cannot make a node that is
+  // still cordoned look available.
+  bool agent_cordoned = false;
   bool agent_alive = true;      // the agent's Lease is renewed within its duration
   // The agent has reported on this spec generation (status.observedGeneration).
   // A node it has not is never granted: a permission's own write bumps the

@@ -97,14 +97,25 @@ TEST(SimAgent, ADriverChangeStepByStep) {
   s = a.status(o, t0);
   EXPECT_EQ(cond(s, "Ready").reason, "Updating");
   EXPECT_EQ(api::find_operation(s.operations, OperationType::driver)->phase, OperationPhase::in_progress);
-  EXPECT_EQ(api::find_operation(s.operations, OperationType::drain)->phase, OperationPhase::succeeded);
+  EXPECT_EQ(api::find_operation(s.operations, OperationType::drain)->phase, OperationPhase::in_progress)
+      << "the drain holds the node until the uncordon";
   EXPECT_EQ(a.next(o, t0 + 1s), SimStep::wait_install);
   EXPECT_EQ(a.next(o, t0 + 2s), SimStep::finish_install);
   a.done(SimStep::finish_install, o, t0 + 2s);
   EXPECT_EQ(a.driver(), "580.82.07");
   EXPECT_EQ(a.next(o, t0 + 2s), SimStep::uncordon);
+  {
+    // A Node read from before its own cordon: it still uncordons (its memory
+    // says it holds the cordon), and never reports done while the cordon is on.
+    SimObserved stale = o;
+    stale.unschedulable = false, stale.pre_drain.reset();
+    EXPECT_EQ(a.next(stale, t0 + 2s), SimStep::uncordon);
+    EXPECT_EQ(api::find_operation(a.status(stale, t0 + 2s).operations, OperationType::drain)->phase,
+              OperationPhase::in_progress);
+  }
   o.unschedulable = false, o.pre_drain.reset();
   a.done(SimStep::uncordon, o, t0 + 2s);
+  EXPECT_EQ(api::find_operation(a.status(o, t0 + 2s).operations, OperationType::drain)->phase, OperationPhase::succeeded);
   EXPECT_EQ(a.next(o, t0 + 2s), SimStep::report);
   a.done(SimStep::report, o, t0 + 2s);
   s = a.status(o, t0 + 2s);

@@ -24,6 +24,9 @@ RolloutNode n(const std::string& name, char state) {
 }
 RolloutNode cordoned(RolloutNode x) { x.cordoned = true; return x; }
 RolloutNode agent_cordoned(RolloutNode x) { x.cordoned = x.agent_cordoned = true; return x; }
+// The agent's status says it holds the node cordoned; the controller's view
+// of the Node is older than that cordon (not unschedulable yet).
+RolloutNode held_by_status(RolloutNode x) { x.agent_cordoned = true; return x; }
 RolloutNode not_ready(RolloutNode x) { x.ready = false; return x; }
 RolloutNode no_agent(RolloutNode x) { x.agent_alive = false; return x; }
 RolloutNode unreported(RolloutNode x) { x.reported = false; return x; }
@@ -60,6 +63,11 @@ TEST(DecideRollout, Table) {
        {"b", "c"}, ""},
       {"finished but still cordoned keeps its slot", {cordoned(n("a", 'd')), n("b", 'g'), n("c", 'p')}, settings(2), {}, {"a"},
        {"a", "b"}, "maxUnavailable 2"},
+      {"finished, its Node seen from before the cordon, its agent still holding it: keeps its slot",
+       {held_by_status(n("a", 'd')), n("b", 'g'), n("c", 'p')}, settings(2), {}, {"a"}, {"a", "b"}, "maxUnavailable 2"},
+      {"withdrawn, its agent not done uncordoning: still no room",
+       {held_by_status(n("a", 'u')), held_by_status(n("b", 'u')), n("c", 'p')}, settings(2), {}, {}, {"a", "b"},
+       "maxUnavailable 2"},
       {"up-to-date nodes are never granted", {n("a", 'u'), n("b", 'p')}, settings(5), {"b"}, {}, {"b"}, ""},
       {"an administrator's cordon counts", {cordoned(n("a", 'u')), n("b", 'p'), n("c", 'p')}, settings(2), {"b"}, {},
        {"a", "b"}, "maxUnavailable 2"},
@@ -113,16 +121,18 @@ TEST(DecideRollout, Table) {
     EXPECT_LE(static_cast<int>(d.unavailable.size()),
               std::max<int>(c.settings.max_unavailable,
                             static_cast<int>(std::count_if(c.nodes.begin(), c.nodes.end(), [](const RolloutNode& x) {
-                              return !x.ready || !x.agent_alive || x.cordoned || (x.granted && !x.up_to_date && !x.failed);
+                              return !x.ready || !x.agent_alive || x.cordoned || x.agent_cordoned ||
+                                     (x.granted && !x.up_to_date && !x.failed);
                             }))))
         << c.name << ": a decision made more nodes unavailable than allowed";
     // Permission held or cordoned, after the decision: what the bench's
     // rollout recorder counts as disrupted.
     std::set<std::string> held_before, held_after(d.grant.begin(), d.grant.end());
     for (const auto& x : c.nodes) {
-      if ((x.granted && !x.failed) || x.cordoned) held_before.insert(x.name);
+      const bool cordon = x.cordoned || x.agent_cordoned;
+      if ((x.granted && !x.failed) || cordon) held_before.insert(x.name);
       const bool withdrawn = std::find(d.withdraw.begin(), d.withdraw.end(), x.name) != d.withdraw.end();
-      if ((x.granted && !x.failed && !withdrawn) || x.cordoned) held_after.insert(x.name);
+      if ((x.granted && !x.failed && !withdrawn) || cordon) held_after.insert(x.name);
     }
     EXPECT_LE(held_after.size(), std::max<std::size_t>(static_cast<std::size_t>(std::max(c.settings.max_unavailable, 1)),
                                                        held_before.size()))

@@ -237,6 +237,14 @@ runtime::Result AgentFleet::reconcile(const runtime::Request& request, std::stop
           return runtime::Result::requeue_after(*agent.install_done_at() - now);
         case SimStep::cordon:
         case SimStep::uncordon: {
+          if (s == SimStep::uncordon && !o.pre_drain) {
+            // Its own cordon is not in the store yet: read the Node afresh.
+            observe_node(o, client_.get(kNodes.with_name(request.name)), node_rv);
+            if (!o.pre_drain) {  // someone else removed the annotation: nothing to undo
+              agent.done(s, o, now);
+              break;
+            }
+          }
           const std::string body = s == SimStep::cordon ? cordon_body(o, node_rv) : uncordon_body(o, node_rv);
           rapidjson::Document answer;
           try {

@@ -38,7 +38,8 @@ SimStep SimAgent::next(const SimObserved& o, TimePoint now) const {
   if (!o.gpunode) return SimStep::create_gpunode;
   // An install, once started, runs to its end whatever the spec says meanwhile (as the real one).
   if (install_) return now < install_->done_at ? SimStep::wait_install : SimStep::finish_install;
-  if (!needs_change(o)) return o.pre_drain ? SimStep::uncordon : SimStep::report;
+  // Its own memory too: the Node read may be older than its cordon.
+  if (!needs_change(o)) return o.pre_drain || holds_cordon_ ? SimStep::uncordon : SimStep::report;
   if (!o.disruption_allowed) return SimStep::report;
   if (!o.node) return SimStep::report;  // nothing to cordon yet
   if (!o.pre_drain || !o.unschedulable) return SimStep::cordon;
@@ -62,14 +63,20 @@ void SimAgent::done(SimStep step, const SimObserved& o, TimePoint now) {
   switch (step) {
     case SimStep::create_gpunode:
     case SimStep::wait_install:
+      return;
     case SimStep::uncordon:
+      holds_cordon_ = false;
+      set_op(OperationType::drain, OperationPhase::succeeded, "Uncordoned", "the node is schedulable again", g, now);
       return;
     case SimStep::cordon:
+      holds_cordon_ = true;
       set_op(OperationType::drain, OperationPhase::in_progress, "Draining", "cordoned; evicting GPU pods", g, now);
       return;
     case SimStep::start_install: {
-      set_op(OperationType::drain, OperationPhase::succeeded, "Drained",
-             "no GPU pod or GPU process left on the node (simulated: none evicted)", g, now);
+      set_op(OperationType::drain, OperationPhase::in_progress, "Drained",
+             "no GPU pod or GPU process left on the node (simulated: none evicted); it stays cordoned until the "
+             "change is done",
+             g, now);
       Install in{driver_.value_or(""), std::nullopt, now + install_time_};
       if (driver_differs(o)) {
         in.driver = *o.driver;
@@ -105,6 +112,7 @@ void SimAgent::done(SimStep step, const SimObserved& o, TimePoint now) {
         if (mig_differs(o)) set_op(OperationType::partition, OperationPhase::pending, "WaitingForDisruption", msg, g, now);
       } else {
         for (auto t : {OperationType::driver, OperationType::partition, OperationType::drain}) {
+          if (t == OperationType::drain && holds_cordon_) continue;
           const auto* op = api::find_operation(operations_, t);
           if (op && op->phase != OperationPhase::succeeded) {
             set_op(t, OperationPhase::succeeded, "UpToDate", "the node matches the spec", g, now);

@@ -27,7 +27,11 @@
 //   evicted, the Drain operation succeeds at once); install for the fixed
 //   install time (Driver InProgress, Installing, reported before the wait);
 //   then the new version loaded (and the layout applied), uncordon (when the
-//   agent cordoned an uncordoned Node), and operations Succeeded.
+//   agent cordoned an uncordoned Node), and operations Succeeded. The Drain
+//   operation stays InProgress from the cordon until the uncordon, as the
+//   real agent's: the controller counts the node unavailable until then.
+//   Whether it still holds its cordon it remembers (the Node read may be
+//   older than its own cordon; the fleet then reads the Node afresh).
 // - Start: the simulated fleet is provisioned as its pools ask when the
 //   bench starts it: at its first pass an agent takes the driver its spec
 //   asks (none asked: kDefaultDriver of its vendor) as the one loaded, and
@@ -80,7 +84,8 @@ enum class SimStep {
   start_install,   // then report (Installing) and come back at install_done_at()
   wait_install,    // come back at install_done_at()
   finish_install,  // the new driver is loaded
-  uncordon,        // patch the Node: the annotation removed (and unschedulable false when it was "false")
+  uncordon,        // patch the Node: the annotation removed (and unschedulable false when it was "false");
+                   // when the Node read lacks the annotation, read it afresh first (done when it still does)
   report,          // write the status when it differs from the last written; the pass ends
 };
 
@@ -125,6 +130,7 @@ class SimAgent {
   std::optional<Install> install_;
   std::vector<api::OperationStatus> operations_;
   std::vector<api::Condition> conditions_;
+  bool holds_cordon_ = false;  // cordoned by this agent, not uncordoned yet
 };
 
 }  // namespace gpupool::bench

@@ -1,0 +1,61 @@
+// gpunode_state (lib/pool_controller/object_facts.h): what the pool
+// reconciler reads of a GPUNode's status, as a table.
+#include "object_facts.h"
+
+#include <gtest/gtest.h>
+
+#include "gpupool/api/codec.h"
+#include "gpupool/kube/client.h"
+
+namespace gpupool::pool_controller {
+namespace {
+
+api::GPUNode gpunode(const std::string& status) {
+  const std::string json = R"({"apiVersion":"gpupool.io/v1alpha1","kind":"GPUNode","metadata":{"name":"n","generation":3},)"
+                           R"("spec":{"nodeName":"n"},"status":)" + status + "}";
+  auto d = api::decode_gpunode(kube::parse_json(json));
+  EXPECT_TRUE(d.ok()) << json;
+  return *d.value;
+}
+
+std::string ready(const char* type, int generation) {
+  return std::string(R"({"type":")") + type + R"(","status":"True","observedGeneration":)" + std::to_string(generation) +
+         R"(,"lastTransitionTime":"2026-11-28T10:00:00Z","reason":"X","message":""})";
+}
+std::string op(const char* type, const char* phase, int generation) {
+  return std::string(R"({"type":")") + type + R"(","phase":")" + phase + R"(","observedGeneration":)" +
+         std::to_string(generation) + "}";
+}
+
+TEST(GpuNodeState, Table) {
+  const std::string done = R"({"observedGeneration":3,"conditions":[)" + ready("DriverReady", 3) + "," +
+                           ready("PartitionReady", 3) + "]";
+  struct Row {
+    std::string name, status;
+    bool observed, up_to_date, failed, drain_held;
+  };
+  const std::vector<Row> rows = {
+      {"up to date, the drain over", done + R"(,"operations":[)" + op("Drain", "Succeeded", 3) + "]}", true, true, false,
+       false},
+      {"up to date, its agent still holding the cordon", done + R"(,"operations":[)" + op("Drain", "InProgress", 3) + "]}",
+       true, true, false, true},
+      {"a drain of an older generation still held", done + R"(,"operations":[)" + op("Drain", "InProgress", 2) + "]}", true,
+       true, false, true},
+      {"another operation in progress holds nothing", done + R"(,"operations":[)" + op("Driver", "InProgress", 3) + "]}",
+       true, true, false, false},
+      {"a failed operation of this generation", done + R"(,"operations":[)" + op("Driver", "Failed", 3) + "]}", true, false,
+       true, false},
+      {"an older report", R"({"observedGeneration":2,"conditions":[)" + ready("DriverReady", 2) + "]}", false, false, false,
+       false},
+  };
+  for (const auto& r : rows) {
+    const auto s = gpunode_state(gpunode(r.status));
+    EXPECT_EQ(s.observed, r.observed) << r.name;
+    EXPECT_EQ(s.up_to_date, r.up_to_date) << r.name;
+    EXPECT_EQ(s.failed, r.failed) << r.name;
+    EXPECT_EQ(s.drain_held, r.drain_held) << r.name;
+  }
+}
+
+}  // namespace
+}  // namespace gpupool::pool_controller
