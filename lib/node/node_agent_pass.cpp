@@ -127,6 +127,26 @@ bool AgentPass::drain_held() const {
   return op && op->phase == OperationPhase::in_progress;
 }
 
+AgentPass::NodeChange AgentPass::change_node(
+    const std::function<std::optional<std::string>(const rapidjson::Value&)>& make, std::string* sent) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (attempt > 0) {
+      node_doc_ = client.get(nodes_ref().with_name(options.node_name));
+      node_patched_ = true;
+    }
+    const auto body = make(*node_json());
+    if (!body) return NodeChange::unneeded;
+    try {
+      patch_node(*body, false);
+      if (sent) *sent = *body;
+      return NodeChange::done;
+    } catch (const kube::ApiError& e) {
+      if (!e.is_conflict()) throw;
+    }
+  }
+  return NodeChange::conflict;
+}
+
 bool AgentPass::finish_drain() {
   if (!node_patched_) {
     try {
@@ -137,21 +157,21 @@ bool AgentPass::finish_drain() {
       return true;  // no Node, no cordon
     }
   }
-  const auto* n = node_json();
   std::string how = "the drain's cordon is released";
-  if (auto p = uncordon_patch(*n)) {
-    const bool uncordons = p->find("\"unschedulable\"") != std::string::npos;
-    try {
-      patch_node(*p, false);
-    } catch (const kube::ApiError& e) {
-      if (!e.is_conflict()) throw;
-      // The Node moved since it was read; the next pass (which reads it again)
-      // finishes, and until then the Drain operation says the node is held.
+  std::string sent;
+  switch (change_node([](const rapidjson::Value& doc) { return uncordon_patch(doc); }, &sent)) {
+    case NodeChange::conflict:
+      // The Node keeps moving; the next pass (which reads it again) finishes,
+      // and until then the Drain operation says the node is held.
       spdlog::debug("node {} changed while uncordoning; retrying on the next pass", options.node_name);
       return false;
-    }
-    how = uncordons ? "uncordoned; the node is schedulable again" : "left cordoned (it was cordoned before the drain)";
-    spdlog::info("node {}: drain finished; {}", options.node_name, how);
+    case NodeChange::done:
+      how = sent.find("\"unschedulable\"") != std::string::npos ? "uncordoned; the node is schedulable again"
+                                                                  : "left cordoned (it was cordoned before the drain)";
+      spdlog::info("node {}: drain finished; {}", options.node_name, how);
+      break;
+    case NodeChange::unneeded:
+      break;
   }
   // Ended only now, so a report of the change done never says the node is
   // free while this agent's cordon is still on (the controller counts the
@@ -169,14 +189,9 @@ AgentPass::DrainState AgentPass::drain(const NodePlan& plan, Result& out) {
     out = Result::requeue_after(options.drain_poll);
     return DrainState::in_progress;
   }
-  if (auto p = cordon_patch(*n)) {
-    try {
-      patch_node(*p, false);
-    } catch (const kube::ApiError& e) {
-      if (!e.is_conflict()) throw;
-      out = Result::requeue_after(std::chrono::milliseconds(200));  // the Node moved: read it again
-      return DrainState::in_progress;
-    }
+  if (change_node([](const rapidjson::Value& doc) { return cordon_patch(doc); }, nullptr) == NodeChange::conflict) {
+    out = Result::requeue_after(std::chrono::milliseconds(200));  // the Node keeps moving: read it again
+    return DrainState::in_progress;
   }
   const auto* current = api::find_operation(status.operations, OperationType::drain);
   if (!current || current->phase != OperationPhase::in_progress || current->observed_generation != generation()) {

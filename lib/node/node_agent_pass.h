@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stop_token>
@@ -74,6 +75,12 @@ struct AgentPass {
   bool finish_drain();
   // The status says this agent holds the Node cordoned (Drain InProgress).
   bool drain_held() const;
+  // Patches the Node with what `make` builds from it (`sent`: the body);
+  // on a conflict reads the Node afresh and tries once more, so a store
+  // behind a busy Node costs one GET rather than a pass per retry.
+  enum class NodeChange { done, unneeded, conflict };
+  NodeChange change_node(const std::function<std::optional<std::string>(const rapidjson::Value&)>& make,
+                         std::string* sent);
   const rapidjson::Value* node_json() const;
   void patch_node(const std::string& body, bool status_subresource);
   std::vector<api::OperationType> disruptive_types(const NodePlan& plan) const;

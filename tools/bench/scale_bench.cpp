@@ -665,6 +665,7 @@ int main(int argc, char** argv) {
                        ro.fleet.lease_interval = std::chrono::seconds(lease_s / 4);
                        ro.max_unavailable = max_unavailable;
                        ro.timeout = std::chrono::seconds(sync_timeout_s);
+                       if (const char* e = std::getenv("GPUPOOL_BENCH_ROLLOUT_EVENTS")) ro.events_file = e;
                        f.rollout = bench::measure_rollout(client, shape, ro);
                        const auto& r = *f.rollout;
                        std::printf("rollout: %zu simulated agents in step with their pools after %.2f s; every pool complete "

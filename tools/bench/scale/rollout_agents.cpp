@@ -245,15 +245,28 @@ runtime::Result AgentFleet::reconcile(const runtime::Request& request, std::stop
               break;
             }
           }
-          const std::string body = s == SimStep::cordon ? cordon_body(o, node_rv) : uncordon_body(o, node_rv);
+          // On a conflict the Node is read afresh and the patch tried once
+          // more (as the real agent does): a store behind a busy Node costs
+          // one GET, not a pass per retry.
           rapidjson::Document answer;
-          try {
-            answer = client_.patch(kNodes.with_name(request.name), kube::PatchType::MergePatch, body);
-          } catch (const kube::ApiError& e) {
-            if (!e.is_conflict()) throw;
-            ++counters_.conflicts;  // the Node moved since it was read: read it again
-            return again_soon;
+          bool patched = false, redecide = false;
+          for (int attempt = 0; attempt < 2 && !patched && !redecide; ++attempt) {
+            if (attempt > 0) {
+              observe_node(o, client_.get(kNodes.with_name(request.name)), node_rv);
+              redecide = agent.next(o, now) != s;  // the fresh Node needs no such patch (any more)
+              if (redecide) break;
+            }
+            const std::string body = s == SimStep::cordon ? cordon_body(o, node_rv) : uncordon_body(o, node_rv);
+            try {
+              answer = client_.patch(kNodes.with_name(request.name), kube::PatchType::MergePatch, body);
+              patched = true;
+            } catch (const kube::ApiError& e) {
+              if (!e.is_conflict()) throw;
+              ++counters_.conflicts;
+            }
           }
+          if (redecide) break;  // the next step, from the fresh Node
+          if (!patched) return again_soon;
           observe_node(o, answer, node_rv);
           ++(s == SimStep::cordon ? counters_.cordons : counters_.uncordons);
           agent.done(s, o, now);

@@ -1,6 +1,7 @@
 #include "rollout_step.h"
 
 #include <algorithm>
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 
@@ -101,6 +102,16 @@ RolloutFigures measure_rollout(kube::Client& client, const ClusterShape& shape, 
   fleet.stop();
 
   const auto events = recorder.events();
+  if (!options.events_file.empty()) {
+    std::ofstream out(options.events_file);
+    for (const auto& e : events) {
+      const char* kind = e.kind == DisruptionEvent::Kind::granted    ? "granted"
+                         : e.kind == DisruptionEvent::Kind::cordoned ? "cordoned"
+                                                                     : "reported";
+      out << e.resource_version << ' ' << kind << ' ' << e.node << ' ' << (e.on ? 1 : 0) << ' ' << e.seen_s << '\n';
+    }
+    if (!out) throw std::runtime_error("cannot write the rollout's events to " + options.events_file);
+  }
   const auto worst = worst_disruption(events, pool_of);
   f.phases = phase_delays(events, pool_of);
   f.events = events.size();

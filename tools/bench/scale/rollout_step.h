@@ -31,6 +31,10 @@ struct RolloutOptions {
   FleetOptions fleet;
   std::string max_unavailable = "10%";
   std::chrono::seconds timeout{std::chrono::minutes(30)};
+  // When set: every event the recorder saw is written there, one per line
+  // ("revision kind node on seen_s", kind granted/cordoned/reported, on 1/0),
+  // to replay a worst moment by hand (GPUPOOL_BENCH_ROLLOUT_EVENTS).
+  std::string events_file;
 };
 
 struct PoolRolloutFigures {
