@@ -130,10 +130,7 @@ bool AgentPass::drain_held() const {
 AgentPass::NodeChange AgentPass::change_node(
     const std::function<std::optional<std::string>(const rapidjson::Value&)>& make, std::string* sent) {
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (attempt > 0) {
-      node_doc_ = client.get(nodes_ref().with_name(options.node_name));
-      node_patched_ = true;
-    }
+    if (attempt > 0) read_node();
     const auto body = make(*node_json());
     if (!body) return NodeChange::unneeded;
     try {
@@ -147,11 +144,16 @@ AgentPass::NodeChange AgentPass::change_node(
   return NodeChange::conflict;
 }
 
+void AgentPass::read_node() {
+  node_doc_ = client.get(nodes_ref().with_name(options.node_name));
+  node_patched_ = true;
+}
+
 bool AgentPass::finish_drain() {
+  if (const auto* n = node_json(); !drain_held() && !(n && drain_started(*n))) return true;  // nothing of ours held
   if (!node_patched_) {
     try {
-      node_doc_ = client.get(nodes_ref().with_name(options.node_name));
-      node_patched_ = true;
+      read_node();
     } catch (const kube::ApiError& e) {
       if (!e.is_not_found()) throw;
       return true;  // no Node, no cordon
@@ -348,8 +350,7 @@ Result AgentPass::carry_out() {
   }
   const Result idle = Result::requeue_after(options.inventory_interval);
   if (!plan.disruptive()) {
-    const auto* n = node_json();
-    const bool released = (n && drain_started(*n)) || drain_held() ? finish_drain() : true;
+    const bool released = finish_drain();
     for (auto t : {OperationType::driver, OperationType::partition, OperationType::drain}) {
       if (std::find(set_this_pass_.begin(), set_this_pass_.end(), t) != set_this_pass_.end()) continue;
       if (t == OperationType::drain && !released) continue;  // still held: finished on a later pass
@@ -361,9 +362,7 @@ Result AgentPass::carry_out() {
     return idle;
   }
   if (failed_for_generation(plan)) {  // retried when the spec changes
-    const auto* n = node_json();
-    // An uncordon that did not go through before.
-    if (!object.spec.cordon_on_failure && ((n && drain_started(*n)) || drain_held())) finish_drain();
+    if (!object.spec.cordon_on_failure) finish_drain();  // an uncordon that did not go through before
     return idle;
   }
   if (!object.spec.disruption_allowed) {

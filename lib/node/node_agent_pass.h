@@ -70,8 +70,9 @@ struct AgentPass {
   bool apply_partitions(const NodePlan& plan);
   // Uncordons the Node this agent cordoned (kPreDrainUnschedulableAnnotation)
   // and ends the Drain operation once it has: true when the Node is known
-  // released. Reads the Node fresh unless this pass patched it: the store's
-  // copy may be older than this agent's own cordon.
+  // released (or nothing of ours was held: no annotation on the Node read,
+  // no Drain in progress). Reads the Node fresh unless this pass patched
+  // it: the store's copy may be older than this agent's own cordon.
   bool finish_drain();
   // The status says this agent holds the Node cordoned (Drain InProgress).
   bool drain_held() const;
@@ -82,6 +83,7 @@ struct AgentPass {
   NodeChange change_node(const std::function<std::optional<std::string>(const rapidjson::Value&)>& make,
                          std::string* sent);
   const rapidjson::Value* node_json() const;
+  void read_node();  // GET the Node into node_doc_
   void patch_node(const std::string& body, bool status_subresource);
   std::vector<api::OperationType> disruptive_types(const NodePlan& plan) const;
   std::optional<std::chrono::milliseconds> check_device_plugin(const LabelInputs& in);

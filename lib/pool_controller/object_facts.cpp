@@ -135,13 +135,10 @@ GpuNodeState gpunode_state(const api::GPUNode& node) {
   s.up_to_date = s.observed && holds("DriverReady") && holds("PartitionReady");
   for (const auto& op : node.status->operations) {
     if (op.type == api::OperationType::drain && op.phase == api::OperationPhase::in_progress) s.drain_held = true;
-  }
-  for (const auto& op : node.status->operations) {
-    if (op.phase != api::OperationPhase::failed || op.observed_generation != gen) continue;
+    if (s.failed || op.phase != api::OperationPhase::failed || op.observed_generation != gen) continue;
     if (op.type == api::OperationType::sharing || op.type == api::OperationType::monitoring) continue;
     s.failed = true;
     s.failure = std::string(api::to_string(op.type)) + ": " + op.reason + (op.message.empty() ? "" : ": " + op.message);
-    break;
   }
   if (s.failed) s.up_to_date = false;
   return s;
