@@ -11,6 +11,7 @@
 #include "gpupool/kube/resource.h"
 #include "gpupool/node/device_plugin_config.h"
 #include "gpupool/node/device_plugin_restart.h"
+#include "gpupool/node/disruption_permission.h"
 #include "gpupool/node/node_labels.h"
 #include "gpupool/node/observed_status.h"
 #include "gpupool/node/node_patches.h"
@@ -190,6 +191,19 @@ AgentPass::DrainState AgentPass::drain(const NodePlan& plan, Result& out) {
     set_op(OperationType::drain, OperationPhase::pending, "NodeNotFound", "the Node " + options.node_name + " is not known yet");
     out = Result::requeue_after(options.drain_poll);
     return DrainState::in_progress;
+  }
+  if (!drain_held() && !drain_started(*n)) {
+    // The first cordon for this change: the permission planned from may have
+    // been withdrawn since the store's copy (check_permission says why).
+    const auto check =
+        check_permission(client.get(gpunodes_ref().with_name(options.node_name)), generation());
+    if (check != PermissionCheck::holds) {
+      spdlog::info("node {}: not cordoning: {}", options.node_name,
+                   check == PermissionCheck::withdrawn ? "spec.disruptionAllowed was withdrawn"
+                                                       : "the GPUNode's spec changed; planning again");
+      out = Result::requeue_after(std::chrono::milliseconds(200));  // the store catches up
+      return DrainState::in_progress;
+    }
   }
   if (change_node([](const rapidjson::Value& doc) { return cordon_patch(doc); }, nullptr) == NodeChange::conflict) {
     out = Result::requeue_after(std::chrono::milliseconds(200));  // the Node keeps moving: read it again

@@ -13,7 +13,10 @@
 // 4. Disruptive work waits for spec.disruptionAllowed (operations Pending,
 //    reason WaitingForDisruption), and an operation that failed for this spec
 //    generation is not retried until the spec changes.
-// 5. Drain: cordon (recording whether the node was cordoned already), evict
+// 5. Drain: before the first cordon for a change, reads the GPUNode afresh
+//    and cordons only if it still grants the generation planned from
+//    (disruption_permission.h: the store's copy can predate a withdrawal);
+//    cordon (recording whether the node was cordoned already), evict
 //    GPU pods through the eviction API (drain_plan.h), honour
 //    PodDisruptionBudgets (a 429 names the pod; retried), wait for skip-labelled
 //    pods and for the GPU processes to end; past spec.drain.timeout the

@@ -13,6 +13,7 @@
 #include "gpupool/kube/json_access.h"
 #include "gpupool/kube/micro_time.h"
 #include "gpupool/kube/resource.h"
+#include "gpupool/node/disruption_permission.h"
 #include "parallel_writes.h"
 
 namespace gpupool::bench {
@@ -237,6 +238,12 @@ runtime::Result AgentFleet::reconcile(const runtime::Request& request, std::stop
           return runtime::Result::requeue_after(*agent.install_done_at() - now);
         case SimStep::cordon:
         case SimStep::uncordon: {
+          if (s == SimStep::cordon && !o.pre_drain && !agent.holds_cordon()) {
+            // The first cordon for this change: as the real agent, only while
+            // a fresh read still grants the generation planned from.
+            const auto check = node::check_permission(client_.get(kGpuNodes.with_name(request.name)), o.generation);
+            if (check != node::PermissionCheck::holds) return again_soon;  // the store catches up
+          }
           if (s == SimStep::uncordon && !o.pre_drain) {
             // Its own cordon is not in the store yet: read the Node afresh.
             observe_node(o, client_.get(kNodes.with_name(request.name)), node_rv);

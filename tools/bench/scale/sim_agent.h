@@ -23,8 +23,9 @@
 //   without being updated.
 // - Steps: a change (driver version, or MIG layout once one was applied)
 //   waits for spec.disruptionAllowed (operations Pending,
-//   WaitingForDisruption); then cordon; drain (simulated: no pod is
-//   evicted, the Drain operation succeeds at once); install for the fixed
+//   WaitingForDisruption); then cordon (the fleet first reads the GPUNode
+//   afresh, as the real agent does: disruption_permission.h); drain
+//   (simulated: no pod is evicted; Drained at once); install for the fixed
 //   install time (Driver InProgress, Installing, reported before the wait);
 //   then the new version loaded (and the layout applied), uncordon (when the
 //   agent cordoned an uncordoned Node), and operations Succeeded. The Drain
@@ -110,6 +111,8 @@ class SimAgent {
   const std::optional<std::string>& driver() const { return driver_; }
   // Whether what `o` asks differs from what the GPUs have.
   bool needs_change(const SimObserved& o) const;
+  // Whether it cordoned its Node and has not uncordoned it yet.
+  bool holds_cordon() const { return holds_cordon_; }
 
  private:
   struct Install {
