@@ -462,6 +462,7 @@ void write_json(const std::string& path, const bench::ClusterShape& shape, const
       << number_or_null(f.rollout && f.rollout->apiserver ? std::optional(f.rollout->apiserver->cpu_s) : none) << ",\n"
       << "  \"rollout_apiserver_requests\": "
       << number_or_null(f.rollout && f.rollout->apiserver ? std::optional(f.rollout->apiserver->requests) : none) << ",\n"
+      << "  \"rollout_not_ready_flips\": " << (f.rollout ? std::to_string(f.rollout->not_ready_flips) : "null") << ",\n"
       << "  \"max_disrupted\": " << (f.rollout ? std::to_string(f.rollout->max_disrupted) : "null") << ",\n"
       << "  \"max_unavailable\": " << (f.rollout ? std::to_string(f.rollout->max_unavailable) : "null") << ",\n"
       << "  \"max_unavailable_exceeded\": " << (f.rollout ? (f.rollout->limit_exceeded ? "true" : "false") : "null") << ",\n"
@@ -530,8 +531,8 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   app.add_option("--node-lease-seconds", node_lease_s,
                  "kwok's node lease duration and kube-controller-manager's grace period, for the started control "
-                 "plane, and the simulated agents' Lease duration (default: 40 s as kubelet's, longer above 1,000 "
-                 "nodes: each Lease is renewed every quarter of it, at most 100 renewals/s)")
+                 "plane, and the simulated agents' Lease duration (default: 40 s as kubelet's, 0.2 s per node above "
+                 "200 nodes: each Lease is renewed every quarter of it, at most 20 renewals/s of each kind)")
       ->check(CLI::PositiveNumber);
   app.add_option("--json", json_path, "write the figures here");
   CLI11_PARSE(app, argc, argv);
@@ -552,8 +553,11 @@ int main(int argc, char** argv) {
     // The simulated agents' Leases (one process renewing them all, where
     // real agents renew one each) scale alike: at full size with 150,000
     // pods, 40 s Leases renewed every 10 s lapsed and nodes waited with "no
-    // agent heartbeat" (20 % in step after 10 minutes).
-    const int lease_s = node_lease_s.value_or(std::max(40, static_cast<int>(shape.nodes.size() * 4 / 100)));
+    // agent heartbeat" (20 % in step after 10 minutes). At 0.04 s per node
+    // (200 s at 5,000: 100 renewals/s of each kind) kwok still fell behind
+    // in the rollout (2,116 and 2,530 NotReady flips in two runs), so 0.2 s
+    // per node: 1,000 s at 5,000 nodes, 20 renewals/s of each kind.
+    const int lease_s = node_lease_s.value_or(std::max(40, static_cast<int>(shape.nodes.size() / 5)));
     std::printf("node and agent leases: %d s (renewed every %d s)\n", lease_s, lease_s / 4);
     std::unique_ptr<testenv::ControlPlane> cluster;
     kube::RestConfig config;
@@ -563,6 +567,11 @@ int main(int argc, char** argv) {
       // Room for the seeding writers and the controller's lists at once.
       opts.extra_apiserver_flags = {"--max-requests-inflight=1000", "--max-mutating-requests-inflight=500"};
       opts.node_lease_seconds = lease_s;
+      // A renewal due every lease_s / 4 per node, each waiting ~0.4 s on a
+      // busy API server here: 4 at once (kwok's default) lapsed leases at
+      // 5,000 nodes (2,116 NotReady flips in one rollout, each a slot of its
+      // pool's limit while it lasted).
+      opts.node_lease_parallelism = std::max(4, static_cast<int>(shape.nodes.size() / 100));
 
       cluster = testenv::ControlPlane::start(opts);
       kubeconfig_path = cluster->kubeconfig_path();
@@ -669,10 +678,10 @@ int main(int argc, char** argv) {
                        f.rollout = bench::measure_rollout(client, shape, ro);
                        const auto& r = *f.rollout;
                        std::printf("rollout: %zu simulated agents in step with their pools after %.2f s; every pool complete "
-                                   "%.2f s after the driver change (ideal %.1f s); %zu changes recorded; agents: %llu passes, "
+                                   "%.2f s after the driver change (ideal %.1f s); %zu changes recorded, %zu Nodes went NotReady; agents: %llu passes, "
                                    "%llu status writes, %llu cordons, %llu installs, %llu conflicts, %llu errors, %llu lease "
                                    "renewals (%llu failed)\n",
-                                   shape.nodes.size(), r.fleet_in_step_s, r.duration_s, r.ideal_s, r.events,
+                                   shape.nodes.size(), r.fleet_in_step_s, r.duration_s, r.ideal_s, r.events, r.not_ready_flips,
                                    static_cast<unsigned long long>(r.fleet.passes), static_cast<unsigned long long>(r.fleet.status_writes),
                                    static_cast<unsigned long long>(r.fleet.cordons), static_cast<unsigned long long>(r.fleet.installs),
                                    static_cast<unsigned long long>(r.fleet.conflicts), static_cast<unsigned long long>(r.fleet.errors),

@@ -112,7 +112,7 @@ class ControlPlane::Impl {
                0600);
     write_file(layout.kubeconfig("kwok"), kubeconfig_yaml(server, ca_pem, kKwokUser, tokens.token_for(kKwokUser)),
                0600);
-    write_file(layout.kwok_config(), kwok_config_yaml(opts.node_lease_seconds));
+    write_file(layout.kwok_config(), kwok_config_yaml(opts.node_lease_seconds, opts.node_lease_parallelism));
   }
 
   // With $GPUPOOL_AUDIT_DIR set (tools/dev/test.sh sets it), kube-apiserver

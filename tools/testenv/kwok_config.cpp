@@ -1,5 +1,7 @@
 #include "kwok_config.h"
 
+#include <utility>
+
 namespace gpupool::testenv::detail {
 
 namespace {
@@ -15,7 +17,7 @@ options:
   manageAllNodes: false
   manageNodesWithAnnotationSelector: kwok.x-k8s.io/node=fake
   nodeLeaseDurationSeconds: @LEASE@
-  nodeLeaseParallelism: 4
+  nodeLeaseParallelism: @PARALLELISM@
   podPlayStageParallelism: 4
   nodePlayStageParallelism: 4
   podsOnNodeSyncParallelism: 1
@@ -324,10 +326,12 @@ spec:
 
 }  // namespace
 
-std::string kwok_config_yaml(int node_lease_seconds) {
+std::string kwok_config_yaml(int node_lease_seconds, int node_lease_parallelism) {
   std::string config = kKwokConfiguration;
-  const std::string placeholder = "@LEASE@";
-  config.replace(config.find(placeholder), placeholder.size(), std::to_string(node_lease_seconds));
+  for (const auto& [placeholder, value] : {std::pair<std::string, int>{"@LEASE@", node_lease_seconds},
+                                           {"@PARALLELISM@", node_lease_parallelism}}) {
+    config.replace(config.find(placeholder), placeholder.size(), std::to_string(value));
+  }
   return config + "\n---\n" + kDefaultStages + "\n";
 }
 

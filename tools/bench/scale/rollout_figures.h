@@ -92,6 +92,9 @@ PhaseDelays phase_delays(std::vector<DisruptionEvent> events, const std::map<std
 // True for that generation.
 bool reports_up_to_date(const rapidjson::Value& gpunode);
 
+// Whether a Node (its JSON) has the condition Ready with status True.
+bool node_ready(const rapidjson::Value& node);
+
 // Whether a GPUPool (its JSON) reports its rollout to `target_version`
 // complete: status.observedGeneration is metadata.generation,
 // status.rollout.targetVersion is the target, every member (nodes.total > 0)

@@ -84,6 +84,12 @@ void RolloutRecorder::on_object(int stream, bool deleted, const rapidjson::Docum
     e.node = name;
     e.on = !deleted && flag(obj, stream == kGpuNodeStream ? "disruptionAllowed" : "unschedulable");
     e.seen_s = std::chrono::duration<double>(Clock::now() - start_).count();
+    if (stream == kNodeStream) {
+      const bool ready = !deleted && node_ready(obj);
+      auto [was, first] = node_ready_.emplace(name, ready);
+      if (!first && was->second && !ready) ++not_ready_flips_;
+      was->second = ready;
+    }
     if (stream == kGpuNodeStream) {
       DisruptionEvent r = e;
       r.kind = DisruptionEvent::Kind::reported;
@@ -117,6 +123,11 @@ std::string RolloutRecorder::progress() const {
 bool RolloutRecorder::wait_complete(Clock::time_point deadline) {
   std::unique_lock lock(mu_);
   return cv_.wait_until(lock, deadline, [&] { return completed_.size() == targets_.size(); });
+}
+
+std::size_t RolloutRecorder::not_ready_flips() const {
+  std::lock_guard lock(mu_);
+  return not_ready_flips_;
 }
 
 std::vector<DisruptionEvent> RolloutRecorder::events() const {

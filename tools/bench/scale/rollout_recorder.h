@@ -51,6 +51,9 @@ class RolloutRecorder {
   std::map<std::string, Clock::time_point> completed() const;
   // Pools not complete yet and what their status says ("bench-01: 3 of 25 updated ...").
   std::string incomplete() const;
+  // How often a bench Node seen Ready was then seen not Ready (a lapsed
+  // kwok lease: the rollout counts such a node unavailable while it lasts).
+  std::size_t not_ready_flips() const;
 
  private:
   void watch(const kube::ResourceRef& ref, const std::string& selector, int stream, std::stop_token stop);
@@ -66,6 +69,8 @@ class RolloutRecorder {
   std::string last_failure_[3];
   std::map<std::string, Clock::time_point> completed_;
   std::map<std::string, std::string> last_message_;  // pool -> status.rollout.message
+  std::map<std::string, bool> node_ready_;            // node -> Ready as last seen
+  std::size_t not_ready_flips_ = 0;
   const Clock::time_point start_ = Clock::now();
   std::vector<std::jthread> threads_;
 };

@@ -115,6 +115,7 @@ RolloutFigures measure_rollout(kube::Client& client, const ClusterShape& shape, 
   const auto worst = worst_disruption(events, pool_of);
   f.phases = phase_delays(events, pool_of);
   f.events = events.size();
+  f.not_ready_flips = recorder.not_ready_flips();
   std::vector<PoolRolloutShape> shapes;
   for (const auto& p : shape.pools) {
     PoolRolloutFigures pf;

@@ -56,6 +56,7 @@ struct RolloutFigures {
   int max_disrupted = 0;       // the most nodes of one pool disrupted at once
   bool limit_exceeded = false; // some pool had more disrupted at once than its own limit
   std::size_t events = 0;      // changes the recorder saw
+  std::size_t not_ready_flips = 0;  // bench Nodes seen Ready, then not (RolloutRecorder::not_ready_flips)
   PhaseDelays phases;          // where the time went (rollout_figures.h)
   FleetCounts fleet;
   // The kube-apiserver from the first pool patch until the last pool was
