@@ -126,7 +126,16 @@ std::map<std::string, std::int64_t> gpu_capacity(const Value& node) {
 GpuNodeState gpunode_state(const api::GPUNode& node) {
   GpuNodeState s;
   if (!node.status) return s;
-  const auto gen = node.metadata.generation;
+  auto gen = node.metadata.generation;
+  if (auto it = node.metadata.annotations.find(kSettledGenerationAnnotation);
+      it != node.metadata.annotations.end() && !node.spec.disruption_allowed) {
+    std::int64_t settled = 0;
+    const auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), settled);
+    if (ec == std::errc() && end == it->second.data() + it->second.size() && settled + 1 == gen &&
+        node.status->observed_generation == settled) {
+      gen = settled;
+    }
+  }
   s.observed = node.status->observed_generation == gen;
   auto holds = [&](const char* type) {
     const auto* c = api::find_condition(node.status->conditions, type);

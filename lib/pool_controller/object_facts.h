@@ -41,9 +41,12 @@ std::optional<std::chrono::system_clock::time_point> lease_renewed(const rapidjs
 // The extended GPU resources the Node advertises (status.capacity, the agent's or device plugin's names).
 std::map<std::string, std::int64_t> gpu_capacity(const rapidjson::Value& node);
 
-// What the agent reports about the GPUNode's current spec generation.
+// What the agent reports about the GPUNode's current spec generation: the
+// generation itself, or the one before it where the controller's withdrawal
+// made it (gpupool.io/settled-generation S, generation S+1, permission off,
+// status of S): the spec of S+1 is S's with the permission off.
 struct GpuNodeState {
-  bool observed = false;    // status.observedGeneration == metadata.generation
+  bool observed = false;    // status.observedGeneration == that generation
   bool up_to_date = false;  // DriverReady and PartitionReady True for this generation
   bool failed = false;      // an operation Failed for this generation
   std::string failure;      // "Driver: InstallFailed: ..." when failed

@@ -214,11 +214,18 @@ struct PoolReconciler::Pass {
     return written;
   }
 
+  // `settled`: withdrawn from a node its agent reported up to date for the
+  // generation of `current` (the resourceVersion precondition makes the
+  // next generation that one with the permission off).
   void set_permission(const std::string& name, const std::shared_ptr<const Doc>& current, bool allowed,
-                      bool clear_retry) {
+                      bool clear_retry, bool settled) {
     const std::string rv = kube::string_at(*current, {"metadata", "resourceVersion"});
-    std::string body = R"({"metadata":{"resourceVersion":)" + string_json(rv);
-    if (clear_retry) body += R"(,"annotations":{")" + std::string(kRetryAnnotation) + R"(":null})";
+    std::string body = R"({"metadata":{"resourceVersion":)" + string_json(rv) + R"(,"annotations":{")" +
+                       kSettledGenerationAnnotation + R"(":)";
+    const rapidjson::Value* gen = kube::value_at(*current, {"metadata", "generation"});
+    body += settled && gen && gen->IsInt64() ? string_json(std::to_string(gen->GetInt64())) : std::string("null");
+    if (clear_retry) body += R"(,")" + std::string(kRetryAnnotation) + R"(":null)";
+    body += "}";
     body += R"(},"spec":{"disruptionAllowed":)" + std::string(allowed ? "true" : "false") + "}}";
     Doc out = client().patch(gpunodes_ref().with_name(name), kube::PatchType::MergePatch, body);
     r.remember(name, std::move(out));
@@ -673,6 +680,10 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     }
   }
   const pool::RolloutDecision decision = pool::decide_rollout(rollout_nodes, rs);
+  auto up_to_date = [&](const std::string& name) {
+    return std::any_of(rollout_nodes.begin(), rollout_nodes.end(),
+                       [&](const pool::RolloutNode& n) { return n.name == name && n.up_to_date; });
+  };
 
   st.rollout = decision;
   const api::GPUPoolStatus previous = pool.status.value_or(api::GPUPoolStatus{});
@@ -701,18 +712,16 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     common::for_each_parallel(decision.withdraw.size(), kWritesInFlight, [&](std::size_t i) {
       const auto& name = decision.withdraw[i];
       const auto& gn = current.at(name);
-      pass.set_permission(name, gn, false, !annotation_of(*gn, kRetryAnnotation).empty());
+      pass.set_permission(name, gn, false, !annotation_of(*gn, kRetryAnnotation).empty(), up_to_date(name));
     });
     common::for_each_parallel(decision.grant.size(), kWritesInFlight, [&](std::size_t i) {
-      pass.set_permission(decision.grant[i], current.at(decision.grant[i]), true, false);
+      pass.set_permission(decision.grant[i], current.at(decision.grant[i]), true, false, false);
     });
   }  // the status written too
   if (status_failure) std::rethrow_exception(status_failure);
   for (const auto& name : decision.withdraw) {
     const auto& gn = current.at(name);
-    const bool done = std::any_of(rollout_nodes.begin(), rollout_nodes.end(),
-                                  [&](const pool::RolloutNode& n) { return n.name == name && n.up_to_date; });
-    if (done) {
+    if (up_to_date(name)) {
       pass.node_event(name, gn.get(), runtime::EventType::Normal, "Updated", "Update", "node matches GPUPool " + request.name);
     } else {
       pass.node_event(name, gn.get(), runtime::EventType::Normal, "RetryRequested", "Retry",

@@ -30,6 +30,7 @@ class PoolTest : public FleetTest {};
 
 TEST_F(PoolTest, ApplyingAPoolBringsEveryMemberToTheDriverAndLayoutAndReportsCapacity) {
   const auto names = fleet(0, 3, {{"pool-test", "converge"}});
+  ReadyRecorder ready(*client_, "converge");
   start_controller();
   apply_pool(pool_yaml("converge", "pool-test: converge",
                        "  priority: 10\n"
@@ -64,6 +65,24 @@ TEST_F(PoolTest, ApplyingAPoolBringsEveryMemberToTheDriverAndLayoutAndReportsCap
     EXPECT_NE(std::find(taints.begin(), taints.end(), "gpupool.io/dedicated=research"), taints.end());
     EXPECT_FALSE(flag(node, {"spec", "unschedulable"}));
   }
+  // Withdrawing a done node's permission bumps its generation; its report of
+  // the one before still holds (the annotation says which), so the pool
+  // stays Ready while the agents report the new one.
+  for (const auto& n : names) {
+    wait_for(60s, [&] {
+      auto g = get(kGpuNodes, n);
+      return at(g, {"status", "observedGeneration"}) && at(g, {"metadata", "generation"}) &&
+             g["status"]["observedGeneration"].GetInt64() == g["metadata"]["generation"].GetInt64();
+    }, "agent of " + n + " reported its latest generation");
+    auto g = get(kGpuNodes, n);
+    EXPECT_EQ(str(g, {"metadata", "annotations", "gpupool.io/settled-generation"}),
+              std::to_string(g["metadata"]["generation"].GetInt64() - 1)) << n;
+  }
+  p = get(kPools, "converge");
+  EXPECT_EQ(condition(p, "Ready"), "True");
+  const auto went = ready.seen();
+  const auto first_true = std::find(went.begin(), went.end(), "True");
+  EXPECT_EQ(std::find(first_true, went.end(), "False"), went.end()) << "Ready went back to False once True";
   // The device plugin's ConfigMap holds the config the agents select.
   auto cm = client_->get(kube::ResourceRef{kube::core::configmaps(), "gpupool-system", "nvidia-device-plugin-configs", ""});
   EXPECT_NE(str(cm, {"data", "gpupool-mixed-exclusive"}).find("migStrategy: mixed"), std::string::npos);

@@ -192,4 +192,41 @@ class AdmittedRecorder {
   std::jthread thread_;
 };
 
+// Every change of one GPUPool's Ready condition, in watch order: the
+// statuses it went through ("", "False", "True", ...), repeats dropped.
+class ReadyRecorder {
+ public:
+  ReadyRecorder(kube::Client& client, std::string pool) : pool_(std::move(pool)) {
+    thread_ = std::jthread([this, &client](std::stop_token stop) {
+      kube::ListOptions lo;
+      lo.resource_version = "0";
+      while (!stop.stop_requested()) {
+        try {
+          client.watch(kPools, lo, [&](const kube::WatchEvent& e) {
+            if (e.type == kube::WatchEventType::Bookmark || e.type == kube::WatchEventType::Error) return true;
+            const auto obj = kube::parse_json(e.object);
+            if (str(obj, {"metadata", "name"}) != pool_) return true;
+            const std::string now = e.type == kube::WatchEventType::Deleted ? "" : condition(obj, "Ready");
+            std::lock_guard lock(mu_);
+            if (seen_.empty() || seen_.back() != now) seen_.push_back(now);
+            return true;
+          }, stop);
+        } catch (const std::exception&) {
+          lo.resource_version = "0";
+        }
+      }
+    });
+  }
+  std::vector<std::string> seen() {
+    std::lock_guard lock(mu_);
+    return seen_;
+  }
+
+ private:
+  std::string pool_;
+  std::mutex mu_;
+  std::vector<std::string> seen_;
+  std::jthread thread_;
+};
+
 }  // namespace gpupool::test

@@ -44,6 +44,11 @@ namespace gpupool::pool_controller {
 
 inline constexpr const char* kPoolFinalizer = "gpupool.io/pool-cleanup";
 inline constexpr const char* kRetryAnnotation = "gpupool.io/retry";
+// On a GPUNode: the generation its agent reported up to date when the
+// controller withdrew its permission. The withdrawal bumps the generation
+// and changes nothing else, so that report still holds for the next one
+// (the pool stays Ready while the agent catches up). Cleared by a grant.
+inline constexpr const char* kSettledGenerationAnnotation = "gpupool.io/settled-generation";
 
 
 struct PoolReconcilerOptions {

@@ -10,9 +10,13 @@
 namespace gpupool::pool_controller {
 namespace {
 
-api::GPUNode gpunode(const std::string& status) {
-  const std::string json = R"({"apiVersion":"gpupool.io/v1alpha1","kind":"GPUNode","metadata":{"name":"n","generation":3},)"
-                           R"("spec":{"nodeName":"n"},"status":)" + status + "}";
+// Generation 3; `settled`: the gpupool.io/settled-generation annotation.
+api::GPUNode gpunode(const std::string& status, const std::string& settled = "", bool allowed = false) {
+  const std::string annotations =
+      settled.empty() ? "" : R"(,"annotations":{"gpupool.io/settled-generation":")" + settled + R"("})";
+  const std::string json = R"({"apiVersion":"gpupool.io/v1alpha1","kind":"GPUNode","metadata":{"name":"n","generation":3)" +
+                           annotations + R"(},"spec":{"nodeName":"n","disruptionAllowed":)" + (allowed ? "true" : "false") +
+                           R"(},"status":)" + status + "}";
   auto d = api::decode_gpunode(kube::parse_json(json));
   EXPECT_TRUE(d.ok()) << json;
   return *d.value;
@@ -54,6 +58,41 @@ TEST(GpuNodeState, Table) {
     EXPECT_EQ(s.up_to_date, r.up_to_date) << r.name;
     EXPECT_EQ(s.failed, r.failed) << r.name;
     EXPECT_EQ(s.drain_held, r.drain_held) << r.name;
+  }
+}
+
+// After the controller withdraws a done node's permission (generation 2 to
+// 3, annotated 2), the agent's report of 2 still holds until it reports 3:
+// the pool does not go back to waiting on it.
+TEST(GpuNodeState, SettledGenerationTable) {
+  const std::string done2 = R"({"observedGeneration":2,"conditions":[)" + ready("DriverReady", 2) + "," +
+                            ready("PartitionReady", 2) + "]";
+  struct Row {
+    std::string name, status, settled;
+    bool allowed, observed, up_to_date, failed;
+  };
+  const std::vector<Row> rows = {
+      {"withdrawn from a done node: its report holds", done2 + "}", "2", false, true, true, false},
+      {"no annotation: an older report", done2 + "}", "", false, false, false, false},
+      {"annotated an older generation (a spec written since)", done2 + "}", "1", false, false, false, false},
+      {"granted again since", done2 + "}", "2", true, false, false, false},
+      {"the report is of another generation", R"({"observedGeneration":1,"conditions":[)" + ready("DriverReady", 1) + "," +
+                                                  ready("PartitionReady", 1) + "]}",
+       "2", false, false, false, false},
+      {"the settled report's conditions not True", R"({"observedGeneration":2,"conditions":[)" + ready("DriverReady", 2) + "]}",
+       "2", false, true, false, false},
+      {"not a number", done2 + "}", "2x", false, false, false, false},
+      {"a failed operation of the settled generation", done2 + R"(,"operations":[)" + op("Driver", "Failed", 2) + "]}", "2",
+       false, true, false, true},
+      {"the agent caught up: its own report counts", R"({"observedGeneration":3,"conditions":[)" + ready("DriverReady", 3) +
+                                                         "," + ready("PartitionReady", 3) + "]}",
+       "2", false, true, true, false},
+  };
+  for (const auto& r : rows) {
+    const auto s = gpunode_state(gpunode(r.status, r.settled, r.allowed));
+    EXPECT_EQ(s.observed, r.observed) << r.name;
+    EXPECT_EQ(s.up_to_date, r.up_to_date) << r.name;
+    EXPECT_EQ(s.failed, r.failed) << r.name;
   }
 }
 
