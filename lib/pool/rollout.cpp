@@ -53,6 +53,10 @@ RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSett
     if (!n.ready || !n.agent_alive || cordoned || in_progress) unavailable.insert(n.name);
     // A failed node keeps its permission but its agent does not act on it.
     if ((n.granted && !n.failed) || cordoned) held.insert(n.name);
+    if (n.withdrawal_unseen) {
+      unavailable.insert(n.name);
+      held.insert(n.name);
+    }
     if (in_progress) d.in_progress.push_back(n.name);
     if (n.up_to_date) {
       ++d.updated;

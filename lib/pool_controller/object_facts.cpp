@@ -123,18 +123,27 @@ std::map<std::string, std::int64_t> gpu_capacity(const Value& node) {
   return out;
 }
 
+namespace {
+std::optional<std::int64_t> generation_annotation(const api::GPUNode& node, const char* key) {
+  auto it = node.metadata.annotations.find(key);
+  if (it == node.metadata.annotations.end()) return std::nullopt;
+  std::int64_t g = 0;
+  const auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), g);
+  if (ec != std::errc() || end != it->second.data() + it->second.size()) return std::nullopt;
+  return g;
+}
+}  // namespace
+
 GpuNodeState gpunode_state(const api::GPUNode& node) {
   GpuNodeState s;
+  if (const auto withdrawn = generation_annotation(node, kWithdrawnGenerationAnnotation)) {
+    s.withdrawal_unseen = !node.status || node.status->observed_generation <= *withdrawn;
+  }
   if (!node.status) return s;
   auto gen = node.metadata.generation;
-  if (auto it = node.metadata.annotations.find(kSettledGenerationAnnotation);
-      it != node.metadata.annotations.end() && !node.spec.disruption_allowed) {
-    std::int64_t settled = 0;
-    const auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), settled);
-    if (ec == std::errc() && end == it->second.data() + it->second.size() && settled + 1 == gen &&
-        node.status->observed_generation == settled) {
-      gen = settled;
-    }
+  if (const auto settled = generation_annotation(node, kSettledGenerationAnnotation);
+      settled && !node.spec.disruption_allowed && *settled + 1 == gen && node.status->observed_generation == *settled) {
+    gen = *settled;
   }
   s.observed = node.status->observed_generation == gen;
   auto holds = [&](const char* type) {

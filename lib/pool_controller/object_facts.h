@@ -54,6 +54,9 @@ struct GpuNodeState {
   // InProgress (of any generation: the cordon outlives a spec change). An
   // agent sets it when it cordons and ends it once it has uncordoned.
   bool drain_held = false;
+  // gpupool.io/withdrawn-generation W is set and the agent has not reported
+  // a generation after W: it may still act on the permission W held.
+  bool withdrawal_unseen = false;
 };
 GpuNodeState gpunode_state(const api::GPUNode& node);
 

@@ -204,6 +204,23 @@ struct PoolReconciler::Pass {
       Doc body;
       body.CopyFrom(*current, body.GetAllocator());
       body.RemoveMember("status");
+      const auto* allowed = kube::value_at(body, {"spec", "disruptionAllowed"});
+      const auto* generation = kube::value_at(body, {"metadata", "generation"});
+      if (allowed && allowed->IsTrue() && generation && generation->IsInt64()) {
+        // Its agent may be acting on this permission: held until it has seen
+        // the new spec (the resourceVersion sent makes this the generation
+        // replaced).
+        auto& a = body.GetAllocator();
+        auto& meta = body["metadata"];
+        if (!meta.HasMember("annotations") || !meta["annotations"].IsObject()) {
+          meta.RemoveMember("annotations");
+          meta.AddMember("annotations", rapidjson::Value(rapidjson::kObjectType), a);
+        }
+        auto& annotations = meta["annotations"];
+        annotations.RemoveMember(kWithdrawnGenerationAnnotation);
+        annotations.AddMember(rapidjson::Value(kWithdrawnGenerationAnnotation, a),
+                              rapidjson::Value(std::to_string(generation->GetInt64()).c_str(), a), a);
+      }
       body.RemoveMember("spec");
       body.AddMember("spec", encode_spec(name, spec, body.GetAllocator()), body.GetAllocator());
       out = client().update(gpunodes_ref().with_name(name), kube::to_json(body));
@@ -216,14 +233,16 @@ struct PoolReconciler::Pass {
 
   // `settled`: withdrawn from a node its agent reported up to date for the
   // generation of `current` (the resourceVersion precondition makes the
-  // next generation that one with the permission off).
+  // next generation that one with the permission off). Withdrawn otherwise:
+  // the node is held until its agent has seen it. A grant clears both.
   void set_permission(const std::string& name, const std::shared_ptr<const Doc>& current, bool allowed,
                       bool clear_retry, bool settled) {
     const std::string rv = kube::string_at(*current, {"metadata", "resourceVersion"});
-    std::string body = R"({"metadata":{"resourceVersion":)" + string_json(rv) + R"(,"annotations":{")" +
-                       kSettledGenerationAnnotation + R"(":)";
     const rapidjson::Value* gen = kube::value_at(*current, {"metadata", "generation"});
-    body += settled && gen && gen->IsInt64() ? string_json(std::to_string(gen->GetInt64())) : std::string("null");
+    const std::string generation = gen && gen->IsInt64() ? string_json(std::to_string(gen->GetInt64())) : "null";
+    std::string body = R"({"metadata":{"resourceVersion":)" + string_json(rv) + R"(,"annotations":{")" +
+                       kSettledGenerationAnnotation + R"(":)" + (!allowed && settled ? generation : "null") + R"(,")" +
+                       kWithdrawnGenerationAnnotation + R"(":)" + (!allowed && !settled ? generation : "null");
     if (clear_retry) body += R"(,")" + std::string(kRetryAnnotation) + R"(":null)";
     body += "}";
     body += R"(},"spec":{"disruptionAllowed":)" + std::string(allowed ? "true" : "false") + "}}";
@@ -646,6 +665,10 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     rn.retry_requested = !annotation_of(*gn, kRetryAnnotation).empty() && !facts.problem;
     rn.granted = !spec_written && facts.decoded && facts.disruption_allowed;
     rn.reported = !spec_written && state.observed;
+    // A spec written over a permission withdraws it (write_spec annotates
+    // it); the state read before the write says whether one was held.
+    rn.withdrawal_unseen = spec_written ? facts.decoded && (facts.disruption_allowed || facts.state.withdrawal_unseen)
+                                        : state.withdrawal_unseen;
     rn.ready = node_ready(node.doc);
     rn.cordoned = node_unschedulable(node.doc);
     // The status's word even while a new spec is written (state is empty then).

@@ -288,6 +288,79 @@ TEST_F(PoolTest, AControllerKilledMidRolloutResumesWithinMaxUnavailable) {
   EXPECT_LE(most, 2) << "more than maxUnavailable nodes disrupted " << when;
 }
 
+// The gap between an agent's check of its permission and its cordon: the
+// controller writes a new spec over a permission the agent has read but not
+// acted on. The agent here is stopped (SIGSTOP) holding a permission; until
+// it has seen the new spec, its node still counts as disrupted, so no other
+// node is granted in its place.
+TEST_F(PoolTest, APermissionWithdrawnByANewSpecHoldsItsSlotUntilTheAgentHasSeenIt) {
+  const std::string slow = "driverVersion: \"550.54.15\"\ngpus: [{model: a100-sxm4-80gb, count: 1}]\ninstall: {seconds: 1}\n";
+  const auto names = fleet(80, 3, {{"pool-test", "unseen"}}, slow);
+  const std::string& held = names[0];  // first in name order: granted first
+  DisruptionRecorder recorder(*client_, std::set<std::string>(names.begin(), names.end()));
+  start_controller();
+  // A window that is closed now (it opens in 6 hours, every day): specs are
+  // written and reported on, nothing granted.
+  const int hour = static_cast<int>((std::chrono::duration_cast<std::chrono::hours>(
+                                         std::chrono::system_clock::now().time_since_epoch()).count() + 6) % 24);
+  const std::string start = (hour < 10 ? "0" : "") + std::to_string(hour) + ":00";
+  auto pool = [&](const std::string& version, const std::string& windows) {
+    return pool_yaml("unseen", "pool-test: unseen",
+                     "  driver:\n    version: \"" + version + "\"\n    installer: {kind: container, image: nvcr.io/nvidia/driver:" +
+                         version + "}\n    upgradeStrategy:\n      maxUnavailable: 1\n" + windows);
+  };
+  apply_pool(pool("560.35.03", "      maintenanceWindows: [{days: [Mon, Tue, Wed, Thu, Fri, Sat, Sun], start: '" +
+                                   start + "', duration: 1h}]\n"));
+  auto reported = [&](const std::string& n) {
+    auto g = get(kGpuNodes, n);
+    return at(g, {"status", "observedGeneration"}) &&
+           g["status"]["observedGeneration"].GetInt64() == g["metadata"]["generation"].GetInt64() &&
+           !str(g, {"spec", "driver", "version"}).empty();
+  };
+  for (const auto& n : names) wait_for(60s, [&] { return reported(n); }, n + " reporting on its new spec");
+  ASSERT_TRUE(wait_pool("unseen", 60s, [](const rapidjson::Value& p) {
+    return condition(p, "Progressing", "reason") == "OutsideMaintenanceWindow";
+  }, "the pool waiting for its window"));
+
+  // Its agent stops (its Lease lasts 40 s: still alive to the controller);
+  // the window opens, and the node is granted.
+  size_t held_index = 0;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == held) held_index = i;
+  }
+  auto& agent = *agents_.at(held_index);
+  agent.signal(SIGSTOP);
+  struct Resume {
+    testenv::Process& p;
+    ~Resume() { p.signal(SIGCONT); }
+  } resume{agent};
+  apply_pool(pool("560.35.03", ""));
+  wait_for(20s, [&] { return flag(get(kGpuNodes, held), {"spec", "disruptionAllowed"}); }, held + " granted");
+
+  // A new version: the controller writes it over the permission.
+  apply_pool(pool("565.57.01", ""));
+  wait_for(20s, [&] {
+    return !str(get(kGpuNodes, held), {"metadata", "annotations", "gpupool.io/withdrawn-generation"}).empty();
+  }, held + "'s withdrawal recorded");
+  // The others report on the new spec and wait: the stopped agent's node holds the slot.
+  for (size_t i = 1; i < names.size(); ++i) wait_for(20s, [&] { return reported(names[i]); }, names[i] + " reporting");
+  const std::string waiting = "1 of 3 nodes unavailable (maxUnavailable 1): " + held;
+  ASSERT_TRUE(wait_pool("unseen", 20s, [&](const rapidjson::Value& p) {
+    return str(p, {"status", "rollout", "message"}).find(waiting) != std::string::npos;
+  }, "the others waiting on " + held));
+  for (size_t i = 1; i < names.size(); ++i) {
+    EXPECT_FALSE(flag(get(kGpuNodes, names[i]), {"spec", "disruptionAllowed"})) << names[i] << " granted in its place";
+  }
+
+  // The agent goes on: it sees the new spec, not the old permission, and the rollout finishes.
+  agent.signal(SIGCONT);
+  ASSERT_TRUE(wait_pool("unseen", 120s, [](const rapidjson::Value& p) { return condition(p, "Ready") == "True"; },
+                        "the rollout finished"));
+  for (const auto& n : names) EXPECT_EQ(str(get(kGpuNodes, n), {"status", "driverVersion"}), "565.57.01") << n;
+  const auto [most, when] = recorder.worst();
+  EXPECT_LE(most, 1) << "more than maxUnavailable nodes disrupted " << when;
+}
+
 TEST_F(PoolTest, AMissingPolicyIsAConditionAndThePolicyListsItsPools) {
   const auto names = fleet(80, 1, {{"pool-test", "policy"}});
   start_controller();

@@ -20,7 +20,9 @@
 //   failed, agent alive, in order (order_key, name; nodes lacking the order
 //   label last). Up-to-date nodes are
 //   never granted. A node that finished has its permission withdrawn in the
-//   same decision, and counts as available once it is uncordoned.
+//   same decision, and counts as available once it is uncordoned. A node
+//   whose permission was withdrawn before it finished (a new spec) counts
+//   as holding it until its agent has seen the withdrawal.
 // - A failed node keeps its permission (its agent does not retry a failed
 //   spec generation) and counts against `failure_budget`: with more than
 //   `failure_budget` failed members nothing new is granted (Degraded) until
@@ -71,6 +73,10 @@ struct RolloutNode {
   // generation, so a node just withdrawn would look unfinished and be
   // granted again, around and around, until its agent caught up.
   bool reported = true;
+  // Its permission was withdrawn by a write its agent has not seen yet (a
+  // new spec written over a granted one): the agent, planning from the old
+  // one, may still cordon. Held and unavailable until it reports.
+  bool withdrawal_unseen = false;
 };
 
 struct RolloutSettings {

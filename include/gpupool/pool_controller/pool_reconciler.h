@@ -49,6 +49,12 @@ inline constexpr const char* kRetryAnnotation = "gpupool.io/retry";
 // and changes nothing else, so that report still holds for the next one
 // (the pool stays Ready while the agent catches up). Cleared by a grant.
 inline constexpr const char* kSettledGenerationAnnotation = "gpupool.io/settled-generation";
+// On a GPUNode: the generation that held a permission the controller then
+// withdrew by writing a new spec (or withdrew from a node it had not seen
+// finish). Its agent may still be acting on that permission until it
+// reports a later generation, so until then the node counts as disrupted.
+// Cleared by a grant.
+inline constexpr const char* kWithdrawnGenerationAnnotation = "gpupool.io/withdrawn-generation";
 
 
 struct PoolReconcilerOptions {

@@ -30,6 +30,8 @@ RolloutNode held_by_status(RolloutNode x) { x.agent_cordoned = true; return x; }
 RolloutNode not_ready(RolloutNode x) { x.ready = false; return x; }
 RolloutNode no_agent(RolloutNode x) { x.agent_alive = false; return x; }
 RolloutNode unreported(RolloutNode x) { x.reported = false; return x; }
+// A new spec was written over its permission; its agent has not seen it.
+RolloutNode withdrawal_unseen(RolloutNode x) { x.withdrawal_unseen = true; x.reported = false; return x; }
 RolloutNode key(RolloutNode x, std::string k) { x.order_key = std::move(k); return x; }
 RolloutNode unlabelled(RolloutNode x) { x.lacks_order_label = true; return x; }
 
@@ -104,6 +106,12 @@ TEST(DecideRollout, Table) {
        {}, {}, {"gone"}, "maxUnavailable 1"},
       {"a node its agent has not reported on yet is not granted (a withdrawal's own generation)",
        {unreported(n("a", 'p')), n("b", 'p')}, settings(2), {"b"}, {}, {"b"}, ""},
+      {"a permission withdrawn by a new spec, its agent not caught up: still holds its slot",
+       {withdrawal_unseen(n("a", 'p')), n("b", 'p'), n("c", 'p')}, settings(2), {"b"}, {}, {"a", "b"}, "maxUnavailable 2"},
+      {"withdrawn and unseen, the limit reached: nothing granted", {withdrawal_unseen(n("a", 'p')), n("b", 'p')}, settings(1),
+       {}, {}, {"a"}, "maxUnavailable 1"},
+      {"withdrawn and unseen, and cordoned too: counted once", {cordoned(withdrawal_unseen(n("a", 'p'))), n("b", 'p')},
+       settings(2), {"b"}, {}, {"a", "b"}, ""},
       {"new member joins mid-rollout and queues", {n("a", 'g'), n("new", 'p')}, settings(1), {}, {}, {"a"}, "maxUnavailable 1"},
       {"no grant beyond the limit even when many wait", {n("a", 'p'), n("b", 'p'), n("c", 'p'), n("d", 'p')}, settings(1),
        {"a"}, {}, {"a"}, "maxUnavailable 1"},
@@ -121,7 +129,7 @@ TEST(DecideRollout, Table) {
     EXPECT_LE(static_cast<int>(d.unavailable.size()),
               std::max<int>(c.settings.max_unavailable,
                             static_cast<int>(std::count_if(c.nodes.begin(), c.nodes.end(), [](const RolloutNode& x) {
-                              return !x.ready || !x.agent_alive || x.cordoned || x.agent_cordoned ||
+                              return !x.ready || !x.agent_alive || x.cordoned || x.agent_cordoned || x.withdrawal_unseen ||
                                      (x.granted && !x.up_to_date && !x.failed);
                             }))))
         << c.name << ": a decision made more nodes unavailable than allowed";
@@ -129,7 +137,7 @@ TEST(DecideRollout, Table) {
     // rollout recorder counts as disrupted.
     std::set<std::string> held_before, held_after(d.grant.begin(), d.grant.end());
     for (const auto& x : c.nodes) {
-      const bool cordon = x.cordoned || x.agent_cordoned;
+      const bool cordon = x.cordoned || x.agent_cordoned || x.withdrawal_unseen;
       if ((x.granted && !x.failed) || cordon) held_before.insert(x.name);
       const bool withdrawn = std::find(d.withdraw.begin(), d.withdraw.end(), x.name) != d.withdraw.end();
       if ((x.granted && !x.failed && !withdrawn) || cordon) held_after.insert(x.name);

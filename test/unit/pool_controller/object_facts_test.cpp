@@ -96,5 +96,31 @@ TEST(GpuNodeState, SettledGenerationTable) {
   }
 }
 
+// A new spec written over a granted one (generation 2 held the permission,
+// annotated 2): the agent may act on 2 until it reports a later generation.
+TEST(GpuNodeState, WithdrawnGenerationTable) {
+  auto with = [](const std::string& status, const std::string& withdrawn) {
+    const std::string json =
+        R"({"apiVersion":"gpupool.io/v1alpha1","kind":"GPUNode","metadata":{"name":"n","generation":3,"annotations":{"gpupool.io/withdrawn-generation":")" +
+        withdrawn + R"("}},"spec":{"nodeName":"n"})" + (status.empty() ? "" : R"(,"status":)" + status) + "}";
+    auto d = api::decode_gpunode(kube::parse_json(json));
+    EXPECT_TRUE(d.ok()) << json;
+    return *d.value;
+  };
+  struct Row {
+    std::string name, status, withdrawn;
+    bool unseen;
+  };
+  const std::vector<Row> rows = {
+      {"the agent last reported the generation that held it", R"({"observedGeneration":2})", "2", true},
+      {"an older report", R"({"observedGeneration":1})", "2", true},
+      {"no report at all", "", "2", true},
+      {"the agent reported the new spec", R"({"observedGeneration":3})", "2", false},
+      {"not a number: ignored", R"({"observedGeneration":2})", "two", false},
+  };
+  for (const auto& r : rows) EXPECT_EQ(gpunode_state(with(r.status, r.withdrawn)).withdrawal_unseen, r.unseen) << r.name;
+  EXPECT_FALSE(gpunode_state(gpunode(R"({"observedGeneration":2})")).withdrawal_unseen) << "no annotation";
+}
+
 }  // namespace
 }  // namespace gpupool::pool_controller
