@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "gpupool/kube/node_conditions.h"
 #include "json_read.h"
 #include "summaries.h"
 
@@ -121,11 +122,6 @@ std::string generation_note(const Value& obj, const char* writer) {
          "; the status is of generation " + std::to_string(observed) + ")";
 }
 
-bool node_ready(const Value& node) {
-  const auto c = condition(node, "Ready");
-  return c && c->is_true();
-}
-
 std::string taint_text(const Value* t) {
   const std::string value = str(t, {"value"});
   return str(t, {"key"}) + (value.empty() ? "" : "=" + value) + ":" + str(t, {"effect"});
@@ -192,7 +188,7 @@ std::string explain_pool(const PoolFacts& f) {
     }
     auto it = nodes.find(n);
     if (it == nodes.end()) continue;
-    if (!node_ready(*it->second)) {
+    if (!kube::node_ready(*it->second)) {
       const auto c = condition(*it->second, "Ready");
       not_ready.push_back(n + (c ? " (" + cond_text(*c) + ")" : ""));
     }

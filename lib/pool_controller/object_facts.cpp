@@ -47,15 +47,6 @@ std::string annotation_of(const Value& obj, const char* key) {
   return str(member(member(member(&obj, "metadata"), "annotations"), key));
 }
 
-bool node_ready(const Value& node) {
-  const Value* conds = member(member(&node, "status"), "conditions");
-  if (conds == nullptr || !conds->IsArray()) return false;
-  for (const auto& c : conds->GetArray()) {
-    if (str(member(&c, "type")) == "Ready") return str(member(&c, "status")) == "True";
-  }
-  return false;
-}
-
 bool node_unschedulable(const Value& node) {
   const Value* u = member(member(&node, "spec"), "unschedulable");
   return u && u->IsBool() && u->GetBool();

@@ -15,6 +15,7 @@
 
 #include "gpupool/api/gpunode.h"
 #include "gpupool/api/gpupool.h"
+#include "gpupool/kube/node_conditions.h"
 #include "gpupool/kube/object.h"
 #include "gpupool/pool/membership.h"
 #include "gpupool/pool/node_taints.h"
@@ -27,7 +28,7 @@ std::map<std::string, std::string> labels_of(const rapidjson::Value& obj);
 pool::PoolSelector pool_selector(const kube::Object& obj, const api::GPUPool& pool);
 std::optional<pool::PoolSelector> read_pool_selector(const kube::Object& obj);
 std::string annotation_of(const rapidjson::Value& obj, const char* key);
-bool node_ready(const rapidjson::Value& node);
+using kube::node_ready;
 bool node_unschedulable(const rapidjson::Value& node);
 std::vector<pool::NodeTaint> node_taints(const rapidjson::Value& node);
 // The label keys `manager` holds through server-side apply (managedFields).

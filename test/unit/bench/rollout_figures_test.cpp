@@ -150,21 +150,6 @@ TEST(RolloutFigures, ReportsUpToDateOnlyForTheCurrentGenerationWithBothCondition
   }
 }
 
-TEST(RolloutFigures, NodeReady) {
-  const std::pair<const char*, bool> cases[] = {
-      {R"({"status":{"conditions":[{"type":"MemoryPressure","status":"False"},{"type":"Ready","status":"True"}]}})", true},
-      {R"({"status":{"conditions":[{"type":"Ready","status":"Unknown","reason":"NodeStatusUnknown"}]}})", false},
-      {R"({"status":{"conditions":[{"type":"Ready","status":"False"}]}})", false},
-      {R"({"status":{"conditions":[{"type":"DiskPressure","status":"True"}]}})", false},  // no Ready condition
-      {R"({"status":{"conditions":{}}})", false},
-      {R"({"metadata":{"name":"n"}})", false},
-  };
-  for (const auto& [json, want] : cases) {
-    SCOPED_TRACE(json);
-    EXPECT_EQ(node_ready(kube::parse_json(json)), want);
-  }
-}
-
 std::string pool_json(int generation, int observed, const std::string& target, int total, int updated, int pending,
                       const std::string& reason, int condition_generation) {
   return R"({"metadata":{"name":"p","generation":)" + std::to_string(generation) + R"(},"status":{"observedGeneration":)" +

@@ -151,15 +151,6 @@ bool reports_up_to_date(const rapidjson::Value& gpunode) {
   return holds("DriverReady") && holds("PartitionReady");
 }
 
-bool node_ready(const rapidjson::Value& node) {
-  const rapidjson::Value* conditions = kube::value_at(node, {"status", "conditions"});
-  if (conditions == nullptr || !conditions->IsArray()) return false;
-  for (const auto& c : conditions->GetArray()) {
-    if (kube::string_of(kube::value_at(c, {"type"})) == "Ready") return kube::string_of(kube::value_at(c, {"status"})) == "True";
-  }
-  return false;
-}
-
 bool rollout_complete(const rapidjson::Value& pool, const std::string& target_version) {
   const auto generation = int_at(pool, {"metadata", "generation"});
   const auto observed = int_at(pool, {"status", "observedGeneration"});

@@ -25,6 +25,8 @@
 
 #include <rapidjson/document.h>
 
+#include "gpupool/kube/node_conditions.h"
+
 namespace gpupool::bench {
 
 // maxUnavailable ("10%", "3") for `members` nodes; nullopt when unreadable.
@@ -92,8 +94,7 @@ PhaseDelays phase_delays(std::vector<DisruptionEvent> events, const std::map<std
 // True for that generation.
 bool reports_up_to_date(const rapidjson::Value& gpunode);
 
-// Whether a Node (its JSON) has the condition Ready with status True.
-bool node_ready(const rapidjson::Value& node);
+using kube::node_ready;  // include/gpupool/kube/node_conditions.h
 
 // Whether a GPUPool (its JSON) reports its rollout to `target_version`
 // complete: status.observedGeneration is metadata.generation,
