@@ -6,6 +6,7 @@
 #include <atomic>
 #include <exception>
 #include <optional>
+#include <set>
 #include <thread>
 #include <utility>
 
@@ -703,10 +704,11 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     }
   }
   const pool::RolloutDecision decision = pool::decide_rollout(rollout_nodes, rs);
-  auto up_to_date = [&](const std::string& name) {
-    return std::any_of(rollout_nodes.begin(), rollout_nodes.end(),
-                       [&](const pool::RolloutNode& n) { return n.name == name && n.up_to_date; });
-  };
+  std::set<std::string> done;  // up to date: a withdrawal from one of these settles it
+  for (const auto& n : rollout_nodes) {
+    if (n.up_to_date) done.insert(n.name);
+  }
+  auto up_to_date = [&](const std::string& name) { return done.count(name) > 0; };
 
   st.rollout = decision;
   const api::GPUPoolStatus previous = pool.status.value_or(api::GPUPoolStatus{});
