@@ -29,6 +29,7 @@
 #include "support/cluster_fixture.h"
 #include "support/fleet_fixture.h"
 #include "support/kube_test_helpers.h"
+#include "support/recorders.h"
 
 namespace gpupool::test {
 namespace {
@@ -65,37 +66,26 @@ class RemediationRecorder {
  public:
   RemediationRecorder(kube::Client& client, std::set<std::string> nodes) : nodes_(std::move(nodes)) {
     thread_ = std::jthread([this, &client](std::stop_token stop) {
-      kube::ListOptions lo;
-      lo.resource_version = "0";
-      while (!stop.stop_requested()) {
-        try {
-          client.watch(kNodes, lo, [&](const kube::WatchEvent& e) {
-            if (e.type == kube::WatchEventType::Bookmark || e.type == kube::WatchEventType::Error) return true;
-            const auto obj = kube::parse_json(e.object);
-            const std::string name = str(obj, {"metadata", "name"});
-            if (!nodes_.count(name)) return true;
-            std::lock_guard lock(mu_);
-            const bool out = e.type != kube::WatchEventType::Deleted && taken_out(obj);
-            if (out_[name] && !out && !back_.count(name)) back_[name] = std::chrono::steady_clock::now();
-            out_[name] = out;
-            ++events_;
-            int now = 0;
-            std::string who;
-            for (const auto& [n, o] : out_) {
-              if (!o) continue;
-              ++now;
-              who += " " + n;
-            }
-            if (now > most_) {
-              most_ = now;
-              when_ = "at resourceVersion " + str(obj, {"metadata", "resourceVersion"}) + ":" + who;
-            }
-            return true;
-          }, stop);
-        } catch (const std::exception&) {
-          lo.resource_version = "0";
+      watch_until_stopped(client, kNodes, stop, [&](kube::WatchEventType type, const rapidjson::Document& obj) {
+        const std::string name = str(obj, {"metadata", "name"});
+        if (!nodes_.count(name)) return;
+        std::lock_guard lock(mu_);
+        const bool out = type != kube::WatchEventType::Deleted && taken_out(obj);
+        if (out_[name] && !out && !back_.count(name)) back_[name] = std::chrono::steady_clock::now();
+        out_[name] = out;
+        ++events_;
+        int now = 0;
+        std::string who;
+        for (const auto& [n, o] : out_) {
+          if (!o) continue;
+          ++now;
+          who += " " + n;
         }
-      }
+        if (now > most_) {
+          most_ = now;
+          when_ = "at resourceVersion " + str(obj, {"metadata", "resourceVersion"}) + ":" + who;
+        }
+      });
     });
   }
   ~RemediationRecorder() {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -19,6 +20,29 @@
 
 namespace gpupool::test {
 
+// Watches `ref` until `stop`, calling `on_object(type, object)` for each
+// added, modified or deleted object. A watch that fails is restarted with a
+// fresh list (resourceVersion "0"), after `on_relist()` (a recorder that sums
+// state clears it: the list replays the current state).
+inline void watch_until_stopped(kube::Client& client, const kube::ResourceRef& ref, std::stop_token stop,
+                                const std::function<void(kube::WatchEventType, const rapidjson::Document&)>& on_object,
+                                const std::function<void()>& on_relist = [] {}) {
+  kube::ListOptions lo;
+  lo.resource_version = "0";
+  while (!stop.stop_requested()) {
+    try {
+      client.watch(ref, lo, [&](const kube::WatchEvent& e) {
+        if (e.type == kube::WatchEventType::Bookmark || e.type == kube::WatchEventType::Error) return true;
+        on_object(e.type, kube::parse_json(e.object));
+        return true;
+      }, stop);
+    } catch (const std::exception&) {
+      lo.resource_version = "0";
+      on_relist();
+    }
+  }
+}
+
 // Every change of the GPUNodes and Nodes in one timeline (etcd revisions are
 // global), replayed after the test: how many of `nodes` were disrupted
 // (permission granted or cordoned) at the worst moment.
@@ -27,25 +51,14 @@ class DisruptionRecorder {
   DisruptionRecorder(kube::Client& client, std::set<std::string> nodes) : nodes_(std::move(nodes)) {
     for (auto [ref, kind] : {std::pair{kGpuNodes, 'g'}, {kNodes, 'n'}}) {
       threads_.emplace_back([this, &client, ref, kind](std::stop_token stop) {
-        kube::ListOptions lo;
-        lo.resource_version = "0";
-        while (!stop.stop_requested()) {
-          try {
-            client.watch(ref, lo, [&](const kube::WatchEvent& e) {
-              if (e.type == kube::WatchEventType::Bookmark || e.type == kube::WatchEventType::Error) return true;
-              const auto obj = kube::parse_json(e.object);
-              const std::string name = str(obj, {"metadata", "name"});
-              if (!nodes_.count(name)) return true;
-              const bool on = e.type != kube::WatchEventType::Deleted &&
-                              flag(obj, {"spec", kind == 'g' ? "disruptionAllowed" : "unschedulable"});
-              std::lock_guard lock(mu_);
-              events_.push_back({std::stoull(str(obj, {"metadata", "resourceVersion"})), kind, name, on});
-              return true;
-            }, stop);
-          } catch (const std::exception&) {
-            lo.resource_version = "0";
-          }
-        }
+        watch_until_stopped(client, ref, stop, [&](kube::WatchEventType type, const rapidjson::Document& obj) {
+          const std::string name = str(obj, {"metadata", "name"});
+          if (!nodes_.count(name)) return;
+          const bool on = type != kube::WatchEventType::Deleted &&
+                          flag(obj, {"spec", kind == 'g' ? "disruptionAllowed" : "unschedulable"});
+          std::lock_guard lock(mu_);
+          events_.push_back({std::stoull(str(obj, {"metadata", "resourceVersion"})), kind, name, on});
+        });
       });
     }
   }
@@ -121,39 +134,29 @@ class AdmittedRecorder {
  public:
   AdmittedRecorder(kube::Client& client, std::set<std::string> namespaces) : namespaces_(std::move(namespaces)) {
     thread_ = std::jthread([this, &client](std::stop_token stop) {
-      kube::ListOptions lo;
-      lo.resource_version = "0";
-      while (!stop.stop_requested()) {
-        try {
-          client.watch(kPods, lo, [&](const kube::WatchEvent& e) {
-            if (e.type == kube::WatchEventType::Bookmark || e.type == kube::WatchEventType::Error) return true;
-            const auto pod = kube::parse_json(e.object);
-            if (!namespaces_.count(str(pod, {"metadata", "namespace"}))) return true;
-            const std::string key = str(pod, {"metadata", "namespace"}) + "/" + str(pod, {"metadata", "name"});
-            const std::string phase = str(pod, {"status", "phase"});
-            const bool counts = e.type != kube::WatchEventType::Deleted && !has_gate(pod) && phase != "Succeeded" &&
-                                phase != "Failed";
-            std::lock_guard lock(mu_);
-            admitted_[key] = counts ? gpus_of(pod) : 0;
-            if (const std::string node = str(pod, {"spec", "nodeName"}); !node.empty()) bound_to_[key] = node;
-            seen_.insert(key);
-            int sum = 0;
-            std::map<std::string, int> by_ns;
-            for (const auto& [k, g] : admitted_) {
-              sum += g;
-              by_ns[k.substr(0, k.find('/'))] += g;
-            }
-            if (sum > most_) most_ = sum;
-            for (const auto& [ns, g] : by_ns) most_by_ns_[ns] = std::max(most_by_ns_[ns], g);
-            ++events_;
-            return true;
-          }, stop);
-        } catch (const std::exception&) {
-          lo.resource_version = "0";  // relist: the sum is rebuilt from current state
-          std::lock_guard lock(mu_);
-          admitted_.clear();
+      watch_until_stopped(client, kPods, stop, [&](kube::WatchEventType type, const rapidjson::Document& pod) {
+        if (!namespaces_.count(str(pod, {"metadata", "namespace"}))) return;
+        const std::string key = str(pod, {"metadata", "namespace"}) + "/" + str(pod, {"metadata", "name"});
+        const std::string phase = str(pod, {"status", "phase"});
+        const bool counts = type != kube::WatchEventType::Deleted && !has_gate(pod) && phase != "Succeeded" &&
+                            phase != "Failed";
+        std::lock_guard lock(mu_);
+        admitted_[key] = counts ? gpus_of(pod) : 0;
+        if (const std::string node = str(pod, {"spec", "nodeName"}); !node.empty()) bound_to_[key] = node;
+        seen_.insert(key);
+        int sum = 0;
+        std::map<std::string, int> by_ns;
+        for (const auto& [k, g] : admitted_) {
+          sum += g;
+          by_ns[k.substr(0, k.find('/'))] += g;
         }
-      }
+        if (sum > most_) most_ = sum;
+        for (const auto& [ns, g] : by_ns) most_by_ns_[ns] = std::max(most_by_ns_[ns], g);
+        ++events_;
+      }, [&] {
+        std::lock_guard lock(mu_);
+        admitted_.clear();  // the sum is rebuilt from the relist's current state
+      });
     });
   }
   int most() {
@@ -198,23 +201,12 @@ class ReadyRecorder {
  public:
   ReadyRecorder(kube::Client& client, std::string pool) : pool_(std::move(pool)) {
     thread_ = std::jthread([this, &client](std::stop_token stop) {
-      kube::ListOptions lo;
-      lo.resource_version = "0";
-      while (!stop.stop_requested()) {
-        try {
-          client.watch(kPools, lo, [&](const kube::WatchEvent& e) {
-            if (e.type == kube::WatchEventType::Bookmark || e.type == kube::WatchEventType::Error) return true;
-            const auto obj = kube::parse_json(e.object);
-            if (str(obj, {"metadata", "name"}) != pool_) return true;
-            const std::string now = e.type == kube::WatchEventType::Deleted ? "" : condition(obj, "Ready");
-            std::lock_guard lock(mu_);
-            if (seen_.empty() || seen_.back() != now) seen_.push_back(now);
-            return true;
-          }, stop);
-        } catch (const std::exception&) {
-          lo.resource_version = "0";
-        }
-      }
+      watch_until_stopped(client, kPools, stop, [&](kube::WatchEventType type, const rapidjson::Document& obj) {
+        if (str(obj, {"metadata", "name"}) != pool_) return;
+        const std::string now = type == kube::WatchEventType::Deleted ? "" : condition(obj, "Ready");
+        std::lock_guard lock(mu_);
+        if (seen_.empty() || seen_.back() != now) seen_.push_back(now);
+      });
     });
   }
   std::vector<std::string> seen() {
