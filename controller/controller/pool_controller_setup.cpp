@@ -105,7 +105,7 @@ PoolController::PoolController(runtime::Manager& manager, const std::string& age
   auto pools = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""}, {}, stored_objects());
   auto policies = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupolicies"}, "", "", ""}, {}, stored_objects());
   auto nodes = inf.get<kube::Object>({kube::core::nodes(), "", "", ""}, {}, stored_nodes());
-  auto gpunodes = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpunodes"}, "", "", ""}, {}, stored_objects());
+  auto gpunodes = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpunodes"}, "", "", ""}, {}, stored_gpunodes());
   auto leases = inf.get<kube::Object>({{"coordination.k8s.io", "v1", "leases"}, agent_namespace, "", ""}, {}, stored_objects());
 
   pool_controller::PoolReconcilerOptions o;

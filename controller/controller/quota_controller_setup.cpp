@@ -63,7 +63,7 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
   auto quotas = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "tenantquotas"}, "", "", ""}, {}, stored_objects());
   auto pools = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupools"}, "", "", ""}, {}, stored_objects());
   auto policies = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpupolicies"}, "", "", ""}, {}, stored_objects());
-  auto gpunodes = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpunodes"}, "", "", ""}, {}, stored_objects());
+  auto gpunodes = inf.get<kube::Object>({{"gpupool.io", "v1alpha1", "gpunodes"}, "", "", ""}, {}, stored_gpunodes());
   auto namespaces = inf.get<kube::Object>({kube::core::namespaces(), "", "", ""}, {}, stored_objects());
   // Before any pass reads them.
   quota_controller::index_gpunodes_by_pool(gpunodes->store());

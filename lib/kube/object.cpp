@@ -79,6 +79,31 @@ bool trim_conditions(rapidjson::Value& doc, const DecodeTrim& trim) {
   return dropped;
 }
 
+// Takes out what path[at..] names under v; true when it took anything out.
+bool drop_path(rapidjson::Value& v, const std::vector<std::string>& path, std::size_t at) {
+  if (at >= path.size()) return false;
+  const std::string& step = path[at];
+  const bool last = at + 1 == path.size();
+  if (step == "*") {
+    if (last || !v.IsArray()) return false;
+    bool dropped = false;
+    for (auto& e : v.GetArray()) dropped = drop_path(e, path, at + 1) || dropped;
+    return dropped;
+  }
+  if (!v.IsObject()) return false;
+  auto m = v.FindMember(rapidjson::StringRef(step.data(), static_cast<rapidjson::SizeType>(step.size())));
+  if (m == v.MemberEnd()) return false;
+  if (!last) return drop_path(m->value, path, at + 1);
+  v.EraseMember(m);
+  return true;
+}
+
+bool drop_paths(rapidjson::Value& doc, const DecodeTrim& trim) {
+  bool dropped = false;
+  for (const auto& path : trim.drop_paths) dropped = drop_path(doc, path, 0) || dropped;
+  return dropped;
+}
+
 }  // namespace
 
 std::size_t copy_size(const rapidjson::Value& v) {
@@ -105,6 +130,7 @@ Object decode_object(std::string_view json, const DecodeTrim& trim) {
     bool trimmed = trim.managed_fields && drop_managed_fields(parsed, trim, parsed.GetAllocator());
     trimmed = drop_status_members(parsed, trim) || trimmed;
     trimmed = trim_conditions(parsed, trim) || trimmed;
+    trimmed = drop_paths(parsed, trim) || trimmed;
     // A copy into one block of exactly the copy's size: what the parse took
     // (the parser, like a copy, makes no spare room), unless values were
     // taken out since (their bytes stay in the parse's allocator).

@@ -162,7 +162,7 @@ bool newer_resource_version(const std::string& a, const std::string& b) {
 }
 
 std::shared_ptr<const rapidjson::Document> compact_answer(const rapidjson::Value& answer) {
-  static const kube::DecodeTrim trim{true, std::string(PoolReconciler::kLabelManagerPrefix), {}, {}};
+  static const kube::DecodeTrim trim{true, std::string(PoolReconciler::kLabelManagerPrefix), {}, {}, {}};
   try {
     auto obj = std::make_shared<const kube::Object>(kube::decode_object(kube::to_json(answer), trim));
     return std::shared_ptr<const rapidjson::Document>(obj, &obj->doc);

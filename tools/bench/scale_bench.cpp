@@ -13,8 +13,12 @@
 //   1. the pinned control plane (tools/testenv), unless --kubeconfig names a
 //      cluster, and the CRDs;
 //   2. seeding with --writers parallel requests over HTTP/2: tenants'
-//      namespaces, kwok nodes, GPUPools, TenantQuotas; then the controller
-//      runs once on this cluster without pods and is started again (the
+//      namespaces, kwok nodes, GPUPools, TenantQuotas; then a simulated
+//      node agent per node (scale/rollout_agents.h, all in this process,
+//      running to the end: every GPUNode carries its agent's report and
+//      every agent renews a Lease, as on a cluster), and the controller
+//      runs once on this cluster without pods until every pool is up to
+//      date with its agents' reports, and is started again (the
 //      second's memory in sync is the reference for bytes per pod), its
 //      admission objects are removed (the pods stand for workloads older
 //      than the operator, which the quota gate would not let be created
@@ -46,8 +50,8 @@
 //      pods at the quota gate, fitting their tenants' grants, created at
 //      once; pods per second from the first create until the last gate is
 //      removed;
-//   8. the driver rollout (scale/rollout_step.h): a simulated agent per node
-//      (scale/rollout_agents.h, all in this process), then every pool's
+//   8. the driver rollout (scale/rollout_step.h) by the simulated agents:
+//      every pool's
 //      spec.driver set to a new version with maxUnavailable
 //      --max-unavailable; the time until every pool reports it complete
 //      against the ideal (waves x --install-seconds), and the most nodes of
@@ -132,8 +136,12 @@ void seed_objects(kube::Client& client, const bench::ClusterShape& shape, int wr
   auto ns = bench::create_all(client, shape.tenants.size(), writers,
                               [](std::size_t) { return kube::ResourceRef{kube::core::namespaces(), "", "", ""}; },
                               [&](std::size_t i) { return bench::namespace_manifest(shape, i); });
-  client.create(kube::ResourceRef{kube::core::namespaces(), "", "", ""},
-                R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"gpupool-system"}})");
+  try {
+    client.create(kube::ResourceRef{kube::core::namespaces(), "", "", ""},
+                  R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"gpupool-system"}})");
+  } catch (const kube::ApiError& e) {
+    if (!e.is_already_exists()) throw;  // --kubeconfig's cluster may have the operator's namespace already
+  }
   auto nodes = bench::create_all(client, shape.nodes.size(), writers,
                                  [](std::size_t) { return kube::ResourceRef{kube::core::nodes(), "", "", ""}; },
                                  [&](std::size_t i) { return bench::node_manifest(shape, i); });
@@ -602,10 +610,23 @@ int main(int argc, char** argv) {
     Figures f;
     const auto seed_start = Clock::now();
     seed_objects(client, shape, writers, f);
+    // A node agent per node from here to the end, as on a cluster: every
+    // GPUNode the controllers below keep carries its agent's report (GPUs,
+    // MIG instances, conditions), every agent a Lease they watch.
+    bench::FleetOptions fleet_options;
+    fleet_options.install_time = std::chrono::milliseconds(static_cast<long long>(install_s * 1000));
+    fleet_options.workers = agent_workers;
+    fleet_options.lease_duration_s = lease_s;
+    fleet_options.lease_interval = std::chrono::seconds(lease_s / 4);
+    bench::AgentFleet fleet(client, shape, fleet_options);
+    double in_step_s = 0;
     const auto without_pods = run_controller(controller, kubeconfig_path, log_dir + "/controller-no-pods.log", client, shape,
-                                             false, std::chrono::seconds(sync_timeout_s));
-    std::printf("controller without pods: in sync after %.2f s (a first start: labels, taints, statuses written)\n",
-                without_pods.sync_s);
+                                             false, std::chrono::seconds(sync_timeout_s), [&] {
+                                               in_step_s = bench::wait_in_step(client, shape, std::chrono::seconds(sync_timeout_s));
+                                             });
+    std::printf("controller without pods: in sync after %.2f s (a first start: labels, taints, GPUNode specs written); "
+                "every pool up to date with its agents' reports %.2f s later\n",
+                without_pods.sync_s, in_step_s);
     // The reference for bytes per pod: a restart with nothing left to write,
     // as the measured run below is (the first run's write bursts leave its
     // RSS higher than the steady state).
@@ -677,16 +698,13 @@ int main(int argc, char** argv) {
                                    "after %.2f s: %.0f pods/s\n",
                                    f.admission->pods, burst, f.admission->create_s, f.admission->admit_s, f.admission->per_second);
                        bench::RolloutOptions ro;
-                       ro.fleet.install_time = std::chrono::milliseconds(static_cast<long long>(install_s * 1000));
-                       ro.fleet.workers = agent_workers;
-                       ro.fleet.lease_duration_s = lease_s;
-                       ro.fleet.lease_interval = std::chrono::seconds(lease_s / 4);
+                       ro.fleet = fleet_options;
                        ro.max_unavailable = max_unavailable;
                        ro.timeout = std::chrono::seconds(sync_timeout_s);
                        if (const char* e = std::getenv("GPUPOOL_BENCH_ROLLOUT_EVENTS")) ro.events_file = e;
-                       f.rollout = bench::measure_rollout(client, shape, ro);
+                       f.rollout = bench::measure_rollout(client, shape, fleet, ro);
                        const auto& r = *f.rollout;
-                       std::printf("rollout: %zu simulated agents in step with their pools after %.2f s; every pool complete "
+                       std::printf("rollout: %zu simulated agents in step with their pools (seen after %.2f s); every pool complete "
                                    "%.2f s after the driver change (ideal %.1f s); %zu changes recorded, %zu Nodes went NotReady; agents: %llu passes, "
                                    "%llu status writes, %llu cordons, %llu installs, %llu conflicts, %llu errors, %llu lease "
                                    "renewals (%llu failed)\n",

@@ -62,6 +62,12 @@ struct DecodeTrim {
   // heartbeat time, reason and message (a third of a kwok Node as stored).
   // Such a copy is never written back.
   std::vector<std::string> condition_members;
+  // Members to leave out wherever they are, each a path of member names from
+  // the object's root where "*" stands for every element of an array (never
+  // the last step): {"status", "gpus", "*", "uuid"}. A path that does not
+  // match the object (a member missing, not an object or array where the
+  // path goes on) takes nothing out. Such a copy is never written back.
+  std::vector<std::vector<std::string>> drop_paths;
 };
 
 // decode_object, leaving out what `trim` says.

@@ -80,10 +80,10 @@ TEST(DecodeObject, TrimsManagedFieldsAsAsked) {
   };
   const Case cases[] = {
       {"no trim", {}, "kubelet;gpupool-pool-a;kube-controller-manager;;;"},
-      {"dropped whole", {true, "", {}, {}}, "<absent>"},
-      {"our managers kept", {true, "gpupool-pool-", {}, {}}, "gpupool-pool-a;"},
-      {"none of ours: absent, not empty", {true, "gpupool-agent", {}, {}}, "<absent>"},
-      {"a prefix without the flag does nothing", {false, "gpupool-pool-", {}, {}}, "kubelet;gpupool-pool-a;kube-controller-manager;;;"},
+      {"dropped whole", {true, "", {}, {}, {}}, "<absent>"},
+      {"our managers kept", {true, "gpupool-pool-", {}, {}, {}}, "gpupool-pool-a;"},
+      {"none of ours: absent, not empty", {true, "gpupool-agent", {}, {}, {}}, "<absent>"},
+      {"a prefix without the flag does nothing", {false, "gpupool-pool-", {}, {}, {}}, "kubelet;gpupool-pool-a;kube-controller-manager;;;"},
   };
   for (const auto& c : cases) {
     const Object o = decode_object(kManaged, c.trim);
@@ -97,10 +97,10 @@ TEST(DecodeObject, TrimsManagedFieldsAsAsked) {
 }
 
 TEST(DecodeObject, TrimLeavesOddShapesAlone) {
-  const DecodeTrim ours{true, "gpupool-", {}, {}};
+  const DecodeTrim ours{true, "gpupool-", {}, {}, {}};
   EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a"}})", ours).doc), R"({"metadata":{"name":"a"}})");
   EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a","managedFields":"x"}})", ours).doc), R"({"metadata":{"name":"a"}})");
-  EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a","managedFields":null}})", DecodeTrim{true, "", {}, {}}).doc),
+  EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a","managedFields":null}})", DecodeTrim{true, "", {}, {}, {}}).doc),
             R"({"metadata":{"name":"a"}})");
   EXPECT_THROW(decode_object(R"({"metadata":{"managedFields":[]}})", ours), DecodeError);
 }
@@ -139,6 +139,29 @@ TEST(DecodeObject, KeepsTheConditionMembersAsked) {
   EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a"},"status":{"conditions":"x"}})", trim).doc),
             R"({"metadata":{"name":"a"},"status":{"conditions":"x"}})");
   EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a"},"status":{}})", trim).doc), R"({"metadata":{"name":"a"},"status":{}})");
+}
+
+TEST(DecodeObject, DropsThePathsAsked) {
+  const char* gpunode = R"({"metadata":{"name":"n1"},"status":{"gpus":[
+      {"index":0,"uuid":"GPU-1","partition":{"instances":[{"profile":"1g.10gb","uuid":"MIG-1","placement":0},{"profile":"2g.20gb"}]}},
+      {"index":1,"partition":{"instances":"odd"}},"odd",
+      {"index":2,"uuid":"GPU-3"}],"cudaVersion":"13.0"}})";
+  DecodeTrim trim;
+  trim.drop_paths = {{"status", "gpus", "*", "uuid"},
+                     {"status", "gpus", "*", "partition", "instances", "*", "uuid"},
+                     {"status", "gpus", "*", "partition", "instances", "*", "placement"},
+                     {"status", "cudaVersion"},
+                     {"spec", "absent"},
+                     {"status", "gpus", "*"}};  // "*" last: takes nothing out
+  const Object o = decode_object(gpunode, trim);
+  EXPECT_EQ(to_json(*member(o.doc, "status")),
+            R"({"gpus":[{"index":0,"partition":{"instances":[{"profile":"1g.10gb"},{"profile":"2g.20gb"}]}},)"
+            R"({"index":1,"partition":{"instances":"odd"}},"odd",{"index":2}]})");
+  EXPECT_EQ(o.allocator->Size(), o.allocator->Capacity()) << "the block is the trimmed copy's size";
+  EXPECT_LT(o.allocator->Size(), decode_object(gpunode).allocator->Size());
+  // Nothing there to drop: the object as it came.
+  EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a"},"status":{"gpus":{"uuid":"x"}}})", trim).doc),
+            R"({"metadata":{"name":"a"},"status":{"gpus":{"uuid":"x"}}})");
 }
 
 TEST(DecodeObject, SurvivesMovesWithItsAllocator) {

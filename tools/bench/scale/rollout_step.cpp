@@ -52,33 +52,41 @@ std::optional<std::string> scrape_apiserver(kube::Client& client) {
   return std::nullopt;
 }
 
+FleetCounts minus(const FleetCounts& a, const FleetCounts& b) {
+  return {a.passes - b.passes,           a.status_writes - b.status_writes, a.cordons - b.cordons,
+          a.uncordons - b.uncordons,     a.installs - b.installs,           a.conflicts - b.conflicts,
+          a.errors - b.errors,           a.lease_renewals - b.lease_renewals, a.lease_failures - b.lease_failures};
+}
+
 }  // namespace
 
-RolloutFigures measure_rollout(kube::Client& client, const ClusterShape& shape, const RolloutOptions& options) {
-  RolloutFigures f;
-  std::map<std::string, std::string> current, next, pool_of;
-  for (const auto& p : shape.pools) {
-    current[p.name] = p.driver;
-    next[p.name] = p.vendor == "amd" ? kNewAmdDriver : kNewNvidiaDriver;
-  }
-  for (const auto& n : shape.nodes) pool_of[n.name] = shape.pools[static_cast<std::size_t>(n.pool)].name;
-  if (!resolve_max_unavailable(options.max_unavailable, 1)) {
-    throw std::invalid_argument("--max-unavailable " + options.max_unavailable + " is not a count or a percentage");
-  }
-
-  const auto fleet_start = Clock::now();
-  AgentFleet fleet(client, shape, options.fleet);
-  // In step: every pool reports its members up to date at its current version.
+double wait_in_step(kube::Client& client, const ClusterShape& shape, std::chrono::seconds timeout) {
+  std::map<std::string, std::string> current;
+  for (const auto& p : shape.pools) current[p.name] = p.driver;
+  const auto start = Clock::now();
   for (;;) {
     const auto left = not_complete(client, current);
-    if (left.empty()) break;
-    if (Clock::now() - fleet_start > options.timeout) {
+    if (left.empty()) return seconds(Clock::now() - start);
+    if (Clock::now() - start > timeout) {
       throw std::runtime_error("with the simulated agents running, " + std::to_string(left.size()) +
                                " pools did not report their nodes up to date within the timeout (first: " + left.front() + ")");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(250));  // the poll interval
   }
-  f.fleet_in_step_s = seconds(Clock::now() - fleet_start);
+}
+
+RolloutFigures measure_rollout(kube::Client& client, const ClusterShape& shape, AgentFleet& fleet,
+                               const RolloutOptions& options) {
+  RolloutFigures f;
+  std::map<std::string, std::string> next, pool_of;
+  for (const auto& p : shape.pools) next[p.name] = p.vendor == "amd" ? kNewAmdDriver : kNewNvidiaDriver;
+  for (const auto& n : shape.nodes) pool_of[n.name] = shape.pools[static_cast<std::size_t>(n.pool)].name;
+  if (!resolve_max_unavailable(options.max_unavailable, 1)) {
+    throw std::invalid_argument("--max-unavailable " + options.max_unavailable + " is not a count or a percentage");
+  }
+
+  const FleetCounts counts_before = fleet.counts();
+  f.fleet_in_step_s = wait_in_step(client, shape, options.timeout);
 
   RolloutRecorder recorder(client, next);
   if (!recorder.wait_primed(shape.nodes.size(), shape.nodes.size(), shape.pools.size(), Clock::now() + std::chrono::minutes(2))) {
@@ -98,8 +106,7 @@ RolloutFigures measure_rollout(kube::Client& client, const ClusterShape& shape, 
   if (const auto metrics_after = scrape_apiserver(client); metrics_before && metrics_after) {
     f.apiserver = apiserver_load(*metrics_before, *metrics_after, 8);
   }
-  f.fleet = fleet.counts();
-  fleet.stop();
+  f.fleet = minus(fleet.counts(), counts_before);
 
   const auto events = recorder.events();
   if (!options.events_file.empty()) {
