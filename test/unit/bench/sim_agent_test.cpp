@@ -30,6 +30,7 @@ SimHardware h100() {
 SimObserved spec(std::int64_t generation, std::optional<std::string> driver, bool allowed) {
   SimObserved o;
   o.gpunode = true;
+  o.pooled = true;
   o.generation = generation;
   o.driver = std::move(driver);
   o.disruption_allowed = allowed;
@@ -221,6 +222,22 @@ TEST(SimAgent, NoDriverAskedTakesTheVendorsDefaultThenRollsToTheOneAsked) {
   a.observe(o);
   EXPECT_TRUE(a.needs_change(o));
   EXPECT_EQ(a.status(o, {}).gpus[0].partition.mig_mode, api::MIGMode::not_supported);
+}
+
+TEST(SimAgent, ProvisionedByTheFirstSpecTheControllerWrote) {
+  // The GPUNode the agent created (spec.nodeName only): nothing provisioned yet.
+  SimAgent a("n1", h100(), 2s);
+  auto o = spec(1, std::nullopt, false);
+  o.pooled = false;
+  a.observe(o);
+  EXPECT_EQ(a.driver(), std::nullopt);
+  EXPECT_EQ(a.status(o, {}).driver_version, default_driver(api::GPUVendor::nvidia));
+  // The controller's spec: its driver is the one loaded, no disruption.
+  o = spec(2, "570.133.20", false);
+  a.observe(o);
+  EXPECT_EQ(a.driver(), "570.133.20");
+  EXPECT_FALSE(a.needs_change(o));
+  EXPECT_TRUE(up_to_date(a.status(o, {}), 2));
 }
 
 }  // namespace

@@ -41,6 +41,7 @@ SimObserved observed(const kube::Object* gpunode, const kube::Object* node) {
     const auto& spec = decoded.value->spec;
     o.gpunode = true;
     o.generation = gpunode->generation;
+    o.pooled = !spec.pool.empty();
     if (spec.driver) o.driver = spec.driver->version;
     o.mig = spec.partitioning.mig;
     o.disruption_allowed = spec.disruption_allowed;

@@ -18,7 +18,7 @@ SimAgent::SimAgent(std::string node, SimHardware hardware, std::chrono::millisec
     : node_(std::move(node)), hardware_(std::move(hardware)), install_time_(install_time) {}
 
 void SimAgent::observe(const SimObserved& o) {
-  if (!o.gpunode) return;
+  if (!o.gpunode || !o.pooled) return;
   if (!driver_) driver_ = o.driver.value_or(default_driver(hardware_.vendor));
   if (!mig_ && !o.mig.empty()) mig_ = o.mig;
 }

@@ -33,11 +33,14 @@
 //   real agent's: the controller counts the node unavailable until then.
 //   Whether it still holds its cordon it remembers (the Node read may be
 //   older than its own cordon; the fleet then reads the Node afresh).
-// - Start: the simulated fleet is provisioned as its pools ask when the
-//   bench starts it: at its first pass an agent takes the driver its spec
-//   asks (none asked: kDefaultDriver of its vendor) as the one loaded, and
-//   the first MIG layout its spec asks (the controller sends one only after
-//   the GPUs are reported) as the one applied. Only later changes disrupt.
+// - Start: the simulated fleet is provisioned as its pools ask: at its first
+//   pass on a spec the controller wrote (spec.pool set; the GPUNode an agent
+//   creates has only spec.nodeName, and the fleet may start before the
+//   controller) an agent takes the driver that spec asks (none asked:
+//   kDefaultDriver of its vendor) as the one loaded, and the first MIG
+//   layout its spec asks (the controller sends one only after the GPUs are
+//   reported) as the one applied. Until then it reports that default
+//   driver. Only later changes disrupt.
 // Not simulated: evictions and GPU processes, failures, health judgments,
 // labels and advertised resources (a device plugin's job on these nodes).
 #pragma once
@@ -71,6 +74,7 @@ std::string default_driver(api::GPUVendor vendor);
 struct SimObserved {
   bool gpunode = false;                 // the GPUNode exists
   std::int64_t generation = 0;          // its metadata.generation
+  bool pooled = false;                  // spec.pool is set: the controller has written the spec
   std::optional<std::string> driver;    // spec.driver.version
   std::vector<api::GPUMIGLayout> mig;   // spec.partitioning.mig
   bool disruption_allowed = false;      // spec.disruptionAllowed
