@@ -1,7 +1,7 @@
-// Until the GPU reconcilers exist, the controller reconciles Nodes into a log
-// line each: name, readiness and GPU capacity. It proves the runtime end to
-// end (informer, queue, workers, leader election, metrics) against a real
-// cluster.
+// Beside the GPU reconcilers, the controller logs a line per Node whose
+// name, readiness or GPU capacity changed (the first controller this
+// project ran, kept as a plain record of what the nodes offer). It shares
+// the Node informer the pool reconciler uses.
 #pragma once
 
 #include <memory>
