@@ -43,19 +43,6 @@ bool drop_managed_fields(rapidjson::Value& doc, const DecodeTrim& trim, rapidjso
   return true;
 }
 
-bool drop_status_members(rapidjson::Value& doc, const DecodeTrim& trim) {
-  auto status = doc.FindMember("status");
-  if (status == doc.MemberEnd() || !status->value.IsObject()) return false;
-  bool dropped = false;
-  for (const auto& name : trim.status_members) {
-    auto m = status->value.FindMember(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size())));
-    if (m == status->value.MemberEnd()) continue;
-    status->value.EraseMember(m);
-    dropped = true;
-  }
-  return dropped;
-}
-
 // Leaves in each status.conditions entry only trim.condition_members.
 bool trim_conditions(rapidjson::Value& doc, const DecodeTrim& trim) {
   if (trim.condition_members.empty()) return false;
@@ -98,8 +85,10 @@ bool drop_path(rapidjson::Value& v, const std::vector<std::string>& path, std::s
   return true;
 }
 
+// trim.status_members (each the path status.<member>) and trim.drop_paths.
 bool drop_paths(rapidjson::Value& doc, const DecodeTrim& trim) {
   bool dropped = false;
+  for (const auto& member : trim.status_members) dropped = drop_path(doc, {"status", member}, 0) || dropped;
   for (const auto& path : trim.drop_paths) dropped = drop_path(doc, path, 0) || dropped;
   return dropped;
 }
@@ -128,7 +117,6 @@ Object decode_object(std::string_view json, const DecodeTrim& trim) {
     rapidjson::Document parsed = parse_json(json);
     if (!parsed.IsObject()) throw DecodeError("object: not a JSON object");
     bool trimmed = trim.managed_fields && drop_managed_fields(parsed, trim, parsed.GetAllocator());
-    trimmed = drop_status_members(parsed, trim) || trimmed;
     trimmed = trim_conditions(parsed, trim) || trimmed;
     trimmed = drop_paths(parsed, trim) || trimmed;
     // A copy into one block of exactly the copy's size: what the parse took
