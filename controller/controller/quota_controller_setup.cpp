@@ -37,8 +37,11 @@ bool pool_quota_inputs_changed(const kube::Object& a, const kube::Object& b) {
 // read_pool: its pool, GPU count, and the GPUs' memory and MIG instances)
 // changed; agents' other status writes (operations, conditions) wake neither.
 bool gpunode_capacity_changed(const kube::Object& a, const kube::Object& b) {
-  return kube::string_at(a.doc, {"spec", "pool"}) != kube::string_at(b.doc, {"spec", "pool"}) ||
-         status_differs(a, b, "gpuCount") || status_differs(a, b, "gpus");
+  if (kube::string_at(a.doc, {"spec", "pool"}) != kube::string_at(b.doc, {"spec", "pool"})) return true;
+  const auto sa = stored::gpunode_status(a);
+  const auto sb = stored::gpunode_status(b);
+  if (!sa || !sb) return sa.has_value() != sb.has_value();
+  return sa->gpu_count != sb->gpu_count || sa->gpus != sb->gpus;
 }
 
 // A TenantQuota changed in more than status.used, .waiting and .borrowed,

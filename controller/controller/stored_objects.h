@@ -10,6 +10,7 @@
 #include "gpupool/kube/object.h"
 #include "gpupool/pool_controller/pool_reconciler.h"
 #include "gpupool/runtime/informer.h"
+#include "gpupool/stored/gpunode.h"
 
 namespace gpupool::controller {
 
@@ -19,7 +20,7 @@ namespace gpupool::controller {
 // other kinds keep no entry, and a write without them keeps the server's.
 // The trim both filters share, with `status_members` left out as well.
 inline kube::DecodeTrim lean_trim(std::vector<std::string> status_members) {
-  return {true, std::string(pool_controller::PoolReconciler::kLabelManagerPrefix), std::move(status_members), {}, {}};
+  return {true, std::string(pool_controller::PoolReconciler::kLabelManagerPrefix), std::move(status_members), {}, {}, {}};
 }
 
 inline runtime::InformerFilter<kube::Object> stored_objects() {
@@ -47,17 +48,19 @@ inline runtime::InformerFilter<kube::Object> stored_nodes() {
   return {"lean-node", {}, [](std::string_view json) { return kube::decode_object(json, trim); }};
 }
 
-// GPUNodes as stored_objects() keeps them, less what the agent reports and
-// no reconciler here reads: the GPUs' and MIG instances' UUIDs, the
-// instances' placements and IDs, PCI addresses, the interconnect matrix and
-// the CUDA version (they read a GPU's index, model, catalog ID, vendor,
-// memory, partition mode, health and its reasons; an instance's profile and
-// memory; conditions and operations whole, as api::decode_gpunode requires
-// a condition's reason and message). An 8-GPU
-// A100 node split into 56 MIG instances, as the scale bench's simulated agent
-// reports it (no interconnect), takes 13.4 KB of heap instead of 21.2 KB.
-// The pool reconciler writes a GPUNode's spec from its stored copy without
-// the status (pool_reconciler.cpp, write_spec); nothing writes the status.
+// GPUNodes as stored_objects() keeps them, split (stored/gpunode.h): the
+// spec held once for all GPUNodes with the same but for nodeName, pool and
+// disruptionAllowed, the status (the agent's report) as a compact record,
+// without what no reconciler here reads: the GPUs' and MIG instances'
+// UUIDs, the instances' placements and IDs, PCI addresses, the
+// interconnect matrix and the CUDA version (they read a GPU's index, model,
+// catalog ID, vendor, memory, partition mode, health and its reasons; an
+// instance's profile and memory; conditions and operations whole). A
+// GPUNode that does not decode stays in the DOM, less the same fields.
+// Readers go through stored::gpunode_spec, gpunode_status or
+// decode_gpunode. The pool reconciler writes a GPUNode's spec from its
+// stored copy without the status (pool_reconciler.cpp, write_spec), the
+// spec replaced whole; nothing writes the status.
 inline kube::DecodeTrim gpunode_trim() {
   kube::DecodeTrim trim = lean_trim({"interconnect", "cudaVersion"});
   trim.drop_paths = {{"status", "gpus", "*", "uuid"},
@@ -65,6 +68,7 @@ inline kube::DecodeTrim gpunode_trim() {
                      {"status", "gpus", "*", "partition", "instances", "*", "uuid"},
                      {"status", "gpus", "*", "partition", "instances", "*", "gpuInstanceID"},
                      {"status", "gpus", "*", "partition", "instances", "*", "placement"}};
+  trim.take_part = stored::take_gpunode_parts;
   return trim;
 }
 

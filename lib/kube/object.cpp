@@ -119,6 +119,10 @@ Object decode_object(std::string_view json, const DecodeTrim& trim) {
     bool trimmed = trim.managed_fields && drop_managed_fields(parsed, trim, parsed.GetAllocator());
     trimmed = trim_conditions(parsed, trim) || trimmed;
     trimmed = drop_paths(parsed, trim) || trimmed;
+    if (trim.take_part) {
+      o.part = trim.take_part(parsed);
+      trimmed = true;
+    }
     // A copy into one block of exactly the copy's size: what the parse took
     // (the parser, like a copy, makes no spare room), unless values were
     // taken out since (their bytes stay in the parse's allocator).

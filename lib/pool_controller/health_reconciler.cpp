@@ -12,6 +12,7 @@
 #include "gpupool/pool/health_remediation.h"
 #include "gpupool/pool/membership.h"
 #include "gpupool/runtime/object_helpers.h"
+#include "gpupool/stored/gpunode.h"
 #include "object_facts.h"
 #include "pool_condition.h"
 
@@ -188,10 +189,10 @@ GpuFacts read_gpu_facts(const kube::Object& gpunode, const api::HealthRules& rul
   GpuFacts f;
   f.gpunode_version = gpunode.resource_version;
   f.policy_version = policy_version;
-  auto decoded = api::decode_gpunode(gpunode.doc);
-  if (!decoded.ok() || !decoded.value->status) return f;
+  const auto reported = stored::gpunode_status(gpunode);
+  if (!reported) return f;
   f.has_status = true;
-  const auto& status = *decoded.value->status;
+  const auto& status = *reported;
   const auto summary = pool::summarize_gpus(rules, status.gpus);
   f.wanted = summary.wanted;
   f.reason = summary.reason;
@@ -242,10 +243,10 @@ bool HealthReconciler::node_change_matters(const kube::Object& before, const kub
     return false;
   }
   if (marked(before) || marked(after) || gpunode == nullptr) return true;
-  const rapidjson::Value* gpus = kube::value_at(gpunode->doc, {"status", "gpus"});
-  if (gpus == nullptr || !gpus->IsArray()) return false;  // nothing reported: no GPU is unhealthy
-  for (const auto& g : gpus->GetArray()) {
-    if (kube::string_of(kube::member(g, "health")) == "Unhealthy") return true;
+  const auto status = stored::gpunode_status(*gpunode);
+  if (!status) return false;  // nothing reported: no GPU is unhealthy
+  for (const auto& g : status->gpus) {
+    if (g.health == api::GPUHealth::unhealthy) return true;
   }
   return false;
 }

@@ -161,16 +161,20 @@ bool newer_resource_version(const std::string& a, const std::string& b) {
   return x > y;
 }
 
-std::shared_ptr<const rapidjson::Document> compact_answer(const rapidjson::Value& answer) {
-  static const kube::DecodeTrim trim{true, std::string(PoolReconciler::kLabelManagerPrefix), {}, {}, {}};
+std::shared_ptr<const kube::Object> compact_answer_object(const rapidjson::Value& answer) {
+  static const kube::DecodeTrim trim{true, std::string(PoolReconciler::kLabelManagerPrefix), {}, {}, {}, {}};
   try {
-    auto obj = std::make_shared<const kube::Object>(kube::decode_object(kube::to_json(answer), trim));
-    return std::shared_ptr<const rapidjson::Document>(obj, &obj->doc);
+    return std::make_shared<const kube::Object>(kube::decode_object(kube::to_json(answer), trim));
   } catch (const std::exception&) {  // not an object with a name: kept as it came
-    auto doc = std::make_shared<rapidjson::Document>();
-    doc->CopyFrom(answer, doc->GetAllocator());
-    return doc;
+    auto obj = std::make_shared<kube::Object>();
+    obj->doc.CopyFrom(answer, obj->doc.GetAllocator());
+    return obj;
   }
+}
+
+std::shared_ptr<const rapidjson::Document> compact_answer(const rapidjson::Value& answer) {
+  auto obj = compact_answer_object(answer);
+  return std::shared_ptr<const rapidjson::Document>(obj, &obj->doc);
 }
 
 }  // namespace gpupool::pool_controller

@@ -71,5 +71,7 @@ bool newer_resource_version(const std::string& a, const std::string& b);
 // RapidJSON's first 64 KiB chunk whatever its size: the GPUNode specs and
 // permissions of a rollout at 5,000 nodes, remembered so, held 200 MiB.
 std::shared_ptr<const rapidjson::Document> compact_answer(const rapidjson::Value& answer);
+// The same, as an Object (its status, if any, left in the DOM: stored::gpunode_status reads it there).
+std::shared_ptr<const kube::Object> compact_answer_object(const rapidjson::Value& answer);
 
 }  // namespace gpupool::pool_controller

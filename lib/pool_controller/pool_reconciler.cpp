@@ -25,6 +25,7 @@
 #include "gpupool/pool/rollout.h"
 #include "gpupool/runtime/field_index.h"
 #include "gpupool/runtime/object_helpers.h"
+#include "gpupool/stored/gpunode.h"
 #include "object_facts.h"
 
 namespace gpupool::pool_controller {
@@ -115,7 +116,7 @@ struct PoolReconciler::Pass {
 
   // An Event about one member: on its Node (what `kubectl describe node`
   // shows), or on its GPUNode when the Node is gone.
-  void node_event(const std::string& name, const rapidjson::Value* gpunode, runtime::EventType type,
+  void node_event(const std::string& name, const kube::Object* gpunode, runtime::EventType type,
                   const std::string& reason, const std::string& action, const std::string& note) {
     if (!r.options_.events) return;
     auto node = nodes.find(name);
@@ -127,7 +128,7 @@ struct PoolReconciler::Pass {
       ref.uid = node->second->uid;
       r.options_.events->record(ref, type, reason, action, note);
     } else if (gpunode) {
-      event(*gpunode, type, reason, action, note);
+      event(gpunode->doc, type, reason, action, note);
     }
   }
 
@@ -175,7 +176,7 @@ struct PoolReconciler::Pass {
   }
 
   // Writes `spec` into the GPUNode (creating it when missing); returns the object written.
-  std::shared_ptr<const Doc> write_spec(const std::string& name, const std::shared_ptr<const Doc>& current,
+  GpuNodePtr write_spec(const std::string& name, const GpuNodePtr& current,
                                         const api::GPUNodeSpec& spec) {
     Doc out;
     if (!current) {
@@ -203,7 +204,7 @@ struct PoolReconciler::Pass {
       }
     } else {
       Doc body;
-      body.CopyFrom(*current, body.GetAllocator());
+      body.CopyFrom(current->doc, body.GetAllocator());
       body.RemoveMember("status");
       const auto* allowed = kube::value_at(body, {"spec", "disruptionAllowed"});
       const auto* generation = kube::value_at(body, {"metadata", "generation"});
@@ -226,20 +227,17 @@ struct PoolReconciler::Pass {
       body.AddMember("spec", encode_spec(name, spec, body.GetAllocator()), body.GetAllocator());
       out = client().update(gpunodes_ref().with_name(name), kube::to_json(body));
     }
-    auto written = std::make_shared<Doc>();
-    written->CopyFrom(out, written->GetAllocator());
-    r.remember(name, std::move(out));
-    return written;
+    return r.remember(name, out);
   }
 
   // `settled`: withdrawn from a node its agent reported up to date for the
   // generation of `current` (the resourceVersion precondition makes the
   // next generation that one with the permission off). Withdrawn otherwise:
   // the node is held until its agent has seen it. A grant clears both.
-  void set_permission(const std::string& name, const std::shared_ptr<const Doc>& current, bool allowed,
+  void set_permission(const std::string& name, const GpuNodePtr& current, bool allowed,
                       bool clear_retry, bool settled) {
-    const std::string rv = kube::string_at(*current, {"metadata", "resourceVersion"});
-    const rapidjson::Value* gen = kube::value_at(*current, {"metadata", "generation"});
+    const std::string rv = kube::string_at(current->doc, {"metadata", "resourceVersion"});
+    const rapidjson::Value* gen = kube::value_at(current->doc, {"metadata", "generation"});
     const std::string generation = gen && gen->IsInt64() ? string_json(std::to_string(gen->GetInt64())) : "null";
     std::string body = R"({"metadata":{"resourceVersion":)" + string_json(rv) + R"(,"annotations":{")" +
                        kSettledGenerationAnnotation + R"(":)" + (!allowed && settled ? generation : "null") + R"(,")" +
@@ -248,7 +246,7 @@ struct PoolReconciler::Pass {
     body += "}";
     body += R"(},"spec":{"disruptionAllowed":)" + std::string(allowed ? "true" : "false") + "}}";
     Doc out = client().patch(gpunodes_ref().with_name(name), kube::PatchType::MergePatch, body);
-    r.remember(name, std::move(out));
+    r.remember(name, out);
   }
 
   // A node this pool no longer has: its labels, taints and GPUNode released.
@@ -264,7 +262,7 @@ struct PoolReconciler::Pass {
       if (!applied_label_keys(node->doc, label_manager(pool_name)).empty()) apply_labels(*node, {});
     }
     auto gn = r.gpunode(name);
-    if (gn && kube::string_at(*gn, {"spec", "pool"}) == pool_name) {
+    if (gn && kube::string_at(gn->doc, {"spec", "pool"}) == pool_name) {
       api::GPUNodeSpec spec = pool::unowned_gpunode_spec(name);
       write_spec(name, gn, spec);
       spdlog::info("pool {}: node {} released (spec.pool cleared, nothing desired)", pool_name, name);
@@ -318,7 +316,7 @@ struct PoolReconciler::Pass {
       }
     }
     auto gn = r.gpunode(name);
-    return gn && kube::string_at(*gn, {"spec", "pool"}) == pool_name;
+    return gn && kube::string_at(gn->doc, {"spec", "pool"}) == pool_name;
   }
 };
 
@@ -356,32 +354,32 @@ std::string PoolReconciler::label_manager(const std::string& pool) {
   return name.substr(0, 111) + "-" + common::short_hash(pool, 16);
 }
 
-std::shared_ptr<const rapidjson::Document> PoolReconciler::gpunode(const std::string& name) {
+PoolReconciler::GpuNodePtr PoolReconciler::gpunode(const std::string& name) {
   auto stored = stores_.gpunodes.get(name);
   std::lock_guard lock(mu_);
   auto it = written_.find(name);
   if (it != written_.end()) {
-    const std::string ours = kube::string_at(*it->second, {"metadata", "resourceVersion"});
-    if (stored == nullptr || newer_resource_version(ours, stored->resource_version)) return it->second;
+    if (stored == nullptr || newer_resource_version(it->second->resource_version, stored->resource_version)) {
+      return it->second;
+    }
     written_.erase(it);  // the store has caught up
   }
-  if (stored == nullptr) return nullptr;
-  // Shares the store's object without copying it.
-  return std::shared_ptr<const rapidjson::Document>(stored, &stored->doc);
+  return stored;
 }
 
-void PoolReconciler::remember(const std::string& name, rapidjson::Document written) {
-  auto doc = compact_answer(written);
+PoolReconciler::GpuNodePtr PoolReconciler::remember(const std::string& name, const rapidjson::Document& written) {
+  auto obj = compact_answer_object(written);
   std::lock_guard lock(mu_);
-  written_[name] = std::move(doc);
+  written_[name] = obj;
+  return obj;
 }
 
 void PoolReconciler::forget_caught_up() {
   std::lock_guard lock(mu_);
   for (auto it = written_.begin(); it != written_.end();) {
     auto stored = stores_.gpunodes.get(it->first);
-    const std::string ours = kube::string_at(*it->second, {"metadata", "resourceVersion"});
-    const bool caught_up = stored != nullptr && !newer_resource_version(ours, stored->resource_version);
+    const bool caught_up =
+        stored != nullptr && !newer_resource_version(it->second->resource_version, stored->resource_version);
     it = caught_up ? written_.erase(it) : std::next(it);
   }
 }
@@ -445,8 +443,8 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   for (const auto& g : runtime::by_field(stores_.gpunodes, {"spec", "pool"}, request.name)) names.insert(g->name);
   {
     std::lock_guard lock(mu_);
-    for (const auto& [name, doc] : written_) {
-      if (kube::string_at(*doc, {"spec", "pool"}) == request.name) names.insert(name);
+    for (const auto& [name, obj] : written_) {
+      if (kube::string_at(obj->doc, {"spec", "pool"}) == request.name) names.insert(name);
     }
   }
   for (const auto& name : names) {
@@ -463,8 +461,8 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     const kube::Object* node = it == pass.nodes.end() ? nullptr : it->second.get();
     if (!pass.holds(node, name)) continue;
     auto gn = gpunode(name);
-    if (node == nullptr && gn && gn->HasMember("spec") && (*gn)["spec"].HasMember("disruptionAllowed") &&
-        (*gn)["spec"]["disruptionAllowed"].IsTrue() && pool_obj && !pool_obj->deleting) {
+    const rapidjson::Value* allowed = gn ? kube::value_at(gn->doc, {"spec", "disruptionAllowed"}) : nullptr;
+    if (node == nullptr && allowed && allowed->IsTrue() && pool_obj && !pool_obj->deleting) {
       vanished.push_back(name);
       continue;
     }
@@ -543,7 +541,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     }
     pass.apply_labels(node, {{pool::kConflictLabel, pool::conflict_label_value(c)}});
     auto gn = gpunode(c.node);
-    if (gn && kube::string_at(*gn, {"spec", "pool"}) == request.name) {
+    if (gn && kube::string_at(gn->doc, {"spec", "pool"}) == request.name) {
       pass.write_spec(c.node, gn, pool::unowned_gpunode_spec(c.node));
       spdlog::warn("pool {}: node {} is in a tie with {}; released until it is resolved", request.name, c.node,
                    pool::conflict_label_value(c));
@@ -569,7 +567,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   // facts kept when neither the GPUNode nor the pool's inputs changed.
   struct Member {
     std::string name;
-    std::shared_ptr<const Doc> gn;
+    GpuNodePtr gn;
     MemberFactsCache::Facts facts;
     pool::DesiredSpec desired;  // when planned afresh
     bool write = false;
@@ -584,7 +582,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   std::vector<Member> planned;
   for (const auto& name : members) {
     Member m{name, gpunode(name), {}, {}, false};
-    const std::string version = m.gn ? kube::string_at(*m.gn, {"metadata", "resourceVersion"}) : "";
+    const std::string version = m.gn ? kube::string_at(m.gn->doc, {"metadata", "resourceVersion"}) : "";
     if (auto it = kept.members.find(name); m.gn && it != kept.members.end() && it->second.first == version && !version.empty()) {
       m.facts = std::move(it->second.second);
       fresh.members.emplace(name, std::make_pair(version, m.facts));
@@ -593,7 +591,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     }
     std::optional<api::GPUNode> decoded;
     if (m.gn) {
-      auto d = api::decode_gpunode(*m.gn);
+      auto d = stored::decode_gpunode(*m.gn);
       if (!d.ok()) {
         spdlog::error("GPUNode {} cannot be read: {}", name, api::format_field_errors(d.errors));
         st.failures[name] = "its GPUNode cannot be read";
@@ -640,7 +638,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   if (!to_write.empty()) pass.busy = true;
 
   std::vector<pool::RolloutNode> rollout_nodes;
-  std::map<std::string, std::shared_ptr<const Doc>> current;
+  std::map<std::string, GpuNodePtr> current;
   for (const auto& m : planned) {
     const std::string& name = m.name;
     const auto& node = *pass.nodes.at(name);
@@ -663,7 +661,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     rn.up_to_date = state.up_to_date && !facts.problem && !facts.waiting_for_report;
     rn.failed = facts.problem.has_value() || state.failed;
     if (rn.failed) st.failures[name] = facts.problem ? "layout: " + *facts.problem : state.failure;
-    rn.retry_requested = !annotation_of(*gn, kRetryAnnotation).empty() && !facts.problem;
+    rn.retry_requested = !annotation_of(gn->doc, kRetryAnnotation).empty() && !facts.problem;
     rn.granted = !spec_written && facts.decoded && facts.disruption_allowed;
     rn.reported = !spec_written && state.observed;
     // A spec written over a permission withdraws it (write_spec annotates
@@ -737,7 +735,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     common::for_each_parallel(decision.withdraw.size(), kWritesInFlight, [&](std::size_t i) {
       const auto& name = decision.withdraw[i];
       const auto& gn = current.at(name);
-      pass.set_permission(name, gn, false, !annotation_of(*gn, kRetryAnnotation).empty(), up_to_date(name));
+      pass.set_permission(name, gn, false, !annotation_of(gn->doc, kRetryAnnotation).empty(), up_to_date(name));
     });
     common::for_each_parallel(decision.grant.size(), kWritesInFlight, [&](std::size_t i) {
       pass.set_permission(decision.grant[i], current.at(decision.grant[i]), true, false, false);

@@ -12,6 +12,7 @@
 #include "gpupool/kube/resource.h"
 #include "gpupool/node/device_plugin_config.h"
 #include "gpupool/runtime/object_helpers.h"
+#include "gpupool/stored/gpunode.h"
 
 namespace gpupool::pool_controller {
 
@@ -55,11 +56,10 @@ Result DevicePluginConfigReconciler::reconcile(const runtime::Request&, std::sto
         w = std::move(seen->second);
       } else {
         w.resource_version = obj->resource_version;
-        auto g = api::decode_gpunode(obj->doc);
-        if (g.ok()) {
+        if (auto spec = stored::gpunode_spec(*obj)) {
           w.readable = true;
-          w.strategy = g.value->spec.partitioning.strategy.value_or(api::MIGStrategy::mixed);
-          w.sharing = std::move(g.value->spec.sharing);
+          w.strategy = spec->partitioning.strategy.value_or(api::MIGStrategy::mixed);
+          w.sharing = std::move(spec->sharing);
         }
       }
       if (w.readable) add(w.strategy, w.sharing);

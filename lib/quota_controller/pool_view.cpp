@@ -4,6 +4,7 @@
 #include "gpupool/kube/client.h"
 #include "gpupool/kube/json_access.h"
 #include "gpupool/runtime/field_index.h"
+#include "gpupool/stored/gpunode.h"
 #include "gpupool/quota_controller/pool_unit_costs.h"
 
 namespace gpupool::quota_controller {
@@ -56,18 +57,14 @@ PoolView read_pool(const std::string& name, runtime::Store<kube::Object>& pools,
   std::int64_t gpus = 0;
   std::vector<ReportedInstance> reported;
   for (const auto& g : pool_gpunodes(gpunodes, name)) {
-    const rapidjson::Value* status = kube::member(g->doc, "status");
-    if (const rapidjson::Value* count = kube::member(status, "gpuCount"); count && count->IsInt()) gpus += count->GetInt();
-    const rapidjson::Value* list = kube::member(status, "gpus");
-    if (list == nullptr || !list->IsArray()) continue;
-    for (const auto& gpu : list->GetArray()) {
-      const rapidjson::Value* gpu_memory = kube::member(gpu, "memoryMiB");
-      const rapidjson::Value* instances = kube::value_at(gpu, {"partition", "instances"});
-      if (gpu_memory == nullptr || !gpu_memory->IsInt64() || instances == nullptr || !instances->IsArray()) continue;
-      for (const auto& inst : instances->GetArray()) {
-        const rapidjson::Value* memory = kube::member(inst, "memoryMiB");
-        if (memory == nullptr || !memory->IsInt64()) continue;
-        reported.push_back({kube::string_of(kube::member(inst, "profile")), memory->GetInt64(), gpu_memory->GetInt64()});
+    const auto status = stored::gpunode_status(*g);
+    if (!status) continue;
+    gpus += status->gpu_count;
+    for (const auto& gpu : status->gpus) {
+      if (gpu.memory_mib <= 0) continue;  // not reported
+      for (const auto& inst : gpu.partition.instances) {
+        if (inst.memory_mib <= 0) continue;
+        reported.push_back({inst.profile, inst.memory_mib, gpu.memory_mib});
       }
     }
   }

@@ -235,7 +235,7 @@ int main(int argc, char** argv) {
       const char* token = std::getenv(token_env.c_str());
       auto config = config_for(server, ca_file, token ? token : "");
       runtime::InformerFilter<kube::Object> lean{"lean", {}, [](std::string_view json) {
-                                                   return kube::decode_object(json, kube::DecodeTrim{true, "", {}, {}, {}});
+                                                   return kube::decode_object(json, kube::DecodeTrim{true, "", {}, {}, {}, {}});
                                                  }};
       Figures f = measure_mode == "projection" ? measure<kube::PodProjection>(config, updates, measure_mode)
                   : measure_mode == "lean"     ? measure<kube::Object>(config, updates, measure_mode, lean)

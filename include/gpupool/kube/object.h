@@ -6,12 +6,21 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace gpupool::kube {
+
+// A typed form of a part of an object that its decoder took out of the DOM
+// (DecodeTrim::take_part): the controller keeps a GPUNode's status this way,
+// a fifth of its size as a DOM (stored/gpunode.h). Readers that know the
+// kind ask for it by its type.
+struct ObjectPart {
+  virtual ~ObjectPart() = default;
+};
 
 struct Object {
   std::string ns;  // empty for cluster-scoped objects
@@ -26,6 +35,8 @@ struct Object {
   // when doc allocates for itself. Declared before doc, which it outlives.
   std::unique_ptr<rapidjson::MemoryPoolAllocator<>> allocator;
   rapidjson::Document doc;
+  // What DecodeTrim::take_part took out of doc, typed; null for most objects.
+  std::shared_ptr<const ObjectPart> part;
 
   Object() = default;
   Object(Object&&) noexcept = default;
@@ -38,6 +49,7 @@ struct Object {
     deleting = other.deleting;
     doc = std::move(other.doc);  // first: the values it drops live in the allocator replaced next
     allocator = std::move(other.allocator);
+    part = std::move(other.part);
     return *this;
   }
 };
@@ -68,6 +80,11 @@ struct DecodeTrim {
   // match the object (a member missing, not an object or array where the
   // path goes on) takes nothing out. Such a copy is never written back.
   std::vector<std::vector<std::string>> drop_paths;
+  // Called last, on the parsed object after the trims above: it may take
+  // members out of it (their bytes are not copied into the Object) and
+  // returns what the Object keeps of them as `part` (null: nothing). Such a
+  // copy is never written back whole.
+  std::function<std::shared_ptr<const ObjectPart>(rapidjson::Document& parsed)> take_part;
 };
 
 // decode_object, leaving out what `trim` says.

@@ -83,8 +83,10 @@ class PoolReconciler : public runtime::Reconciler {
   struct Pass;
   // The GPUNode as the store has it, or as this reconciler last wrote it when
   // the store has not caught up yet.
-  std::shared_ptr<const rapidjson::Document> gpunode(const std::string& name);
-  void remember(const std::string& name, rapidjson::Document written);
+  using GpuNodePtr = std::shared_ptr<const kube::Object>;
+  GpuNodePtr gpunode(const std::string& name);
+  // Keeps a write's answer until the store shows it; returns it as kept.
+  GpuNodePtr remember(const std::string& name, const rapidjson::Document& written);
   // Drops what it remembers of GPUNodes the store has caught up with.
   void forget_caught_up();
 
@@ -95,7 +97,7 @@ class PoolReconciler : public runtime::Reconciler {
   MembershipCache& membership_cache() { return stores_.membership ? *stores_.membership : *own_membership_; }
   std::unique_ptr<PoolMetrics> metrics_;  // when options_.metrics
   std::mutex mu_;
-  std::map<std::string, std::shared_ptr<const rapidjson::Document>> written_;  // GPUNode name -> our last write
+  std::map<std::string, GpuNodePtr> written_;  // GPUNode name -> our last write
   std::map<std::string, std::set<std::string>> reported_failures_;            // pool -> nodes whose failure had an Event
   // What a pass made of each member's GPUNode (its state, permission, layout
   // problem) when its spec needed no write, per pool: kept while the pool's

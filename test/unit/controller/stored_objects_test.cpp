@@ -1,5 +1,6 @@
 // The controller process's stored GPUNodes (controller/stored_objects.h)
-// leave out only what no reconciler reads, and still decode.
+// leave out only what no reconciler reads, and still decode (their status
+// read back from its record, stored/gpunode.h).
 #include "controller/stored_objects.h"
 
 #include <gtest/gtest.h>
@@ -45,7 +46,7 @@ TEST(StoredGpuNodes, LeaveOutOnlyWhatNoReconcilerReads) {
   const kube::Object whole = kube::decode_object(kGpuNode);
   const kube::Object kept = stored_gpunodes().decode(kGpuNode);
   auto full = api::decode_gpunode(whole.doc);
-  auto lean = api::decode_gpunode(kept.doc);
+  auto lean = stored::decode_gpunode(kept);
   ASSERT_TRUE(full.ok());
   ASSERT_TRUE(lean.ok()) << api::format_field_errors(lean.errors);
 
@@ -78,6 +79,9 @@ TEST(StoredGpuNodes, LeaveOutOnlyWhatNoReconcilerReads) {
   EXPECT_TRUE(b.failed);
   EXPECT_EQ(b.failure, a.failure);
 
+  // The status is kept as a record, not in the DOM.
+  EXPECT_FALSE(kept.doc.HasMember("status"));
+  EXPECT_NE(dynamic_cast<const stored::GPUNodeParts*>(kept.part.get()), nullptr);
   EXPECT_LT(kept.allocator->Size(), whole.allocator->Size());
 }
 

@@ -97,10 +97,10 @@ TEST(DecodeObject, TrimsManagedFieldsAsAsked) {
 }
 
 TEST(DecodeObject, TrimLeavesOddShapesAlone) {
-  const DecodeTrim ours{true, "gpupool-", {}, {}, {}};
+  const DecodeTrim ours{true, "gpupool-", {}, {}, {}, {}};
   EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a"}})", ours).doc), R"({"metadata":{"name":"a"}})");
   EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a","managedFields":"x"}})", ours).doc), R"({"metadata":{"name":"a"}})");
-  EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a","managedFields":null}})", DecodeTrim{true, "", {}, {}, {}}).doc),
+  EXPECT_EQ(to_json(decode_object(R"({"metadata":{"name":"a","managedFields":null}})", DecodeTrim{true, "", {}, {}, {}, {}}).doc),
             R"({"metadata":{"name":"a"}})");
   EXPECT_THROW(decode_object(R"({"metadata":{"managedFields":[]}})", ours), DecodeError);
 }

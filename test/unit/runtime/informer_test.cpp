@@ -242,7 +242,7 @@ TEST(Informer, FilterDecodeShapesWhatIsStoredFromListsAndEvents) {
   server.enqueue(watch_step({test::watch_event_json("ADDED", managed_pod("watched", "6"))}, true));
   kube::Client client(config_for(server));
   InformerFilter<kube::Object> lean{"lean", {}, [](std::string_view json) {
-                                      return kube::decode_object(json, kube::DecodeTrim{true, "", {}, {}, {}});
+                                      return kube::decode_object(json, kube::DecodeTrim{true, "", {}, {}, {}, {}});
                                     }};
   Informer<kube::Object> informer(client, {kube::core::pods(), "", "", ""}, paginated(), lean);
   std::jthread runner([&](std::stop_token stop) { informer.run(stop); });
