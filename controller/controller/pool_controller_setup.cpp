@@ -73,7 +73,11 @@ bool gpunode_health_changed(const kube::Object& a, const kube::Object& b) {
   if (kube::string_at(a.doc, {"spec", "pool"}) != kube::string_at(b.doc, {"spec", "pool"})) return true;
   const auto sa = stored::gpunode_status(a);
   const auto sb = stored::gpunode_status(b);
-  if (!sa || !sb) return sa.has_value() != sb.has_value();
+  if (!sa || !sb) {  // one that does not decode: as its DOM shows it
+    return sa.has_value() != sb.has_value() || a.doc.HasMember("status") != b.doc.HasMember("status") ||
+           kube::differs_at(a.doc, b.doc, {"status", "gpus"}) ||
+           condition_differs(condition_of(a.doc, "Healthy"), condition_of(b.doc, "Healthy"), false);
+  }
   if (sa->gpus != sb->gpus) return true;
   const api::Condition* ca = api::find_condition(sa->conditions, "Healthy");
   const api::Condition* cb = api::find_condition(sb->conditions, "Healthy");
@@ -90,7 +94,10 @@ bool gpunode_plugin_inputs_changed(const kube::Object& a, const kube::Object& b)
   if (a.deleting != b.deleting) return true;
   const auto sa = stored::gpunode_spec(a);
   const auto sb = stored::gpunode_spec(b);
-  if (!sa || !sb) return sa.has_value() != sb.has_value();
+  if (!sa || !sb) {  // one that does not decode: as its DOM shows it
+    return sa.has_value() != sb.has_value() || kube::differs_at(a.doc, b.doc, {"spec", "partitioning", "strategy"}) ||
+           kube::differs_at(a.doc, b.doc, {"spec", "sharing"});
+  }
   return sa->partitioning.strategy != sb->partitioning.strategy || !(sa->sharing == sb->sharing);
 }
 

@@ -40,7 +40,9 @@ bool gpunode_capacity_changed(const kube::Object& a, const kube::Object& b) {
   if (kube::string_at(a.doc, {"spec", "pool"}) != kube::string_at(b.doc, {"spec", "pool"})) return true;
   const auto sa = stored::gpunode_status(a);
   const auto sb = stored::gpunode_status(b);
-  if (!sa || !sb) return sa.has_value() != sb.has_value();
+  if (!sa || !sb) {  // one that does not decode: as its DOM shows it (read_pool reads it so)
+    return sa.has_value() != sb.has_value() || status_differs(a, b, "gpuCount") || status_differs(a, b, "gpus");
+  }
   return sa->gpu_count != sb->gpu_count || sa->gpus != sb->gpus;
 }
 

@@ -37,6 +37,36 @@ std::vector<runtime::Store<kube::Object>::Ptr> pool_quotas(runtime::Store<kube::
   return runtime::by_field(quotas, {"spec", "poolRef", "name"}, pool);
 }
 
+namespace {
+
+// What a GPUNode whose object does not decode (a field this version does not
+// know, from a newer agent) reports, read from its DOM as far as it goes:
+// its capacity must not vanish from the pool for a field the grants never
+// read. Returns its GPU count; adds its MIG instances to `reported`.
+std::int64_t reported_in_dom(const kube::Object& gpunode, std::vector<ReportedInstance>& reported) {
+  const rapidjson::Value* status = kube::member(gpunode.doc, "status");
+  std::int64_t gpus = 0;
+  if (const rapidjson::Value* count = kube::member(status, "gpuCount"); count && count->IsInt()) gpus = count->GetInt();
+  const rapidjson::Value* list = kube::member(status, "gpus");
+  if (list == nullptr || !list->IsArray()) return gpus;
+  for (const auto& gpu : list->GetArray()) {
+    const rapidjson::Value* gpu_memory = kube::member(gpu, "memoryMiB");
+    const rapidjson::Value* instances = kube::value_at(gpu, {"partition", "instances"});
+    if (gpu_memory == nullptr || !gpu_memory->IsInt64() || gpu_memory->GetInt64() <= 0 || instances == nullptr ||
+        !instances->IsArray()) {
+      continue;
+    }
+    for (const auto& inst : instances->GetArray()) {
+      const rapidjson::Value* memory = kube::member(inst, "memoryMiB");
+      if (memory == nullptr || !memory->IsInt64() || memory->GetInt64() <= 0) continue;
+      reported.push_back({kube::string_of(kube::member(inst, "profile")), memory->GetInt64(), gpu_memory->GetInt64()});
+    }
+  }
+  return gpus;
+}
+
+}  // namespace
+
 PoolView read_pool(const std::string& name, runtime::Store<kube::Object>& pools, runtime::Store<kube::Object>& policies,
                    runtime::Store<kube::Object>& gpunodes) {
   PoolView v;
@@ -57,15 +87,16 @@ PoolView read_pool(const std::string& name, runtime::Store<kube::Object>& pools,
   std::int64_t gpus = 0;
   std::vector<ReportedInstance> reported;
   for (const auto& g : pool_gpunodes(gpunodes, name)) {
-    const auto status = stored::gpunode_status(*g);
-    if (!status) continue;
-    gpus += status->gpu_count;
-    for (const auto& gpu : status->gpus) {
-      if (gpu.memory_mib <= 0) continue;  // not reported
-      for (const auto& inst : gpu.partition.instances) {
-        if (inst.memory_mib <= 0) continue;
-        reported.push_back({inst.profile, inst.memory_mib, gpu.memory_mib});
+    if (const auto status = stored::gpunode_status(*g)) {
+      gpus += status->gpu_count;
+      for (const auto& gpu : status->gpus) {
+        if (gpu.memory_mib <= 0) continue;  // not reported
+        for (const auto& inst : gpu.partition.instances) {
+          if (inst.memory_mib > 0) reported.push_back({inst.profile, inst.memory_mib, gpu.memory_mib});
+        }
       }
+    } else {
+      gpus += reported_in_dom(*g, reported);
     }
   }
   if (gpus > 0) v.capacity[std::string(quota::kGpuUnit)] = gpus * quota::kMicro;

@@ -80,10 +80,10 @@ TEST(DecodeObject, TrimsManagedFieldsAsAsked) {
   };
   const Case cases[] = {
       {"no trim", {}, "kubelet;gpupool-pool-a;kube-controller-manager;;;"},
-      {"dropped whole", {true, "", {}, {}, {}}, "<absent>"},
-      {"our managers kept", {true, "gpupool-pool-", {}, {}, {}}, "gpupool-pool-a;"},
-      {"none of ours: absent, not empty", {true, "gpupool-agent", {}, {}, {}}, "<absent>"},
-      {"a prefix without the flag does nothing", {false, "gpupool-pool-", {}, {}, {}}, "kubelet;gpupool-pool-a;kube-controller-manager;;;"},
+      {"dropped whole", {true, "", {}, {}, {}, {}}, "<absent>"},
+      {"our managers kept", {true, "gpupool-pool-", {}, {}, {}, {}}, "gpupool-pool-a;"},
+      {"none of ours: absent, not empty", {true, "gpupool-agent", {}, {}, {}, {}}, "<absent>"},
+      {"a prefix without the flag does nothing", {false, "gpupool-pool-", {}, {}, {}, {}}, "kubelet;gpupool-pool-a;kube-controller-manager;;;"},
   };
   for (const auto& c : cases) {
     const Object o = decode_object(kManaged, c.trim);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gpupool/pool_controller/health_reconciler.h"
+#include "gpupool/stored/gpunode.h"
 
 namespace gpupool::pool_controller {
 namespace {
@@ -11,9 +12,16 @@ kube::Object node(const std::string& spec, const std::string& annotations = "{}"
   return kube::decode_object(R"({"metadata":{"name":"n","annotations":)" + annotations + R"(},"spec":)" + spec + "}");
 }
 
+// As the controller's store keeps it: split (stored/gpunode.h).
 kube::Object gpunode(const std::string& health) {
-  return kube::decode_object(R"({"metadata":{"name":"n"},"status":{"gpus":[{"index":0,"health":"Healthy"},{"index":1,"health":")" +
-                             health + R"("}]}})");
+  kube::DecodeTrim split;
+  split.take_part = stored::take_gpunode_parts;
+  auto g = kube::decode_object(R"({"apiVersion":"gpupool.io/v1alpha1","kind":"GPUNode","metadata":{"name":"n"},
+    "spec":{"nodeName":"n"},"status":{"gpus":[{"index":0,"health":"Healthy"},{"index":1,"health":")" +
+                                   health + R"("}]}})",
+                               split);
+  EXPECT_NE(g.part, nullptr);
+  return g;
 }
 
 TEST(HealthWake, ANodeChangeWakesGpuHealthOnlyWhereItCanChangeADecision) {

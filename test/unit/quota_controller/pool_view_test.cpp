@@ -2,8 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "gpupool/quota_controller/pool_view.h"
+#include "gpupool/stored/gpunode.h"
 
 namespace gpupool::quota_controller {
 namespace {
@@ -47,6 +51,34 @@ TEST(PoolView, CountsOnlyThePoolsMembersAsTheyMove) {
   std::vector<std::string> names;
   for (const auto& g : pool_gpunodes(gpunodes, "b")) names.push_back(g->name);
   EXPECT_EQ(names, (std::vector<std::string>{"n2", "n3"}));
+}
+
+// A member's report counts the same whether the store split it
+// (stored/gpunode.h, as the controller keeps GPUNodes), kept it in the DOM,
+// or could not decode it (a field a newer agent writes): its capacity never
+// vanishes from the pool.
+TEST(PoolView, CountsAMembersReportHoweverItIsKept) {
+  const std::string report = R"("status":{"gpuCount":2,"gpus":[{"index":0,"model":"NVIDIA A100-SXM4-80GB",
+    "memoryMiB":81920,"partition":{"capable":true,"migMode":"Enabled","instances":[{"profile":"3g.40gb","memoryMiB":40192}]}},
+    {"index":1,"model":"NVIDIA A100-SXM4-80GB","memoryMiB":81920)";
+  const std::string head = R"({"apiVersion":"gpupool.io/v1alpha1","kind":"GPUNode","metadata":{"name":"n1"},
+    "spec":{"nodeName":"n1","pool":"a"},)";
+  const std::string valid = head + report + "}]}}";
+  const std::string newer = head + report + R"(,"fieldFromTheFuture":1}]}})";
+  kube::DecodeTrim split;
+  split.take_part = stored::take_gpunode_parts;
+  const std::vector<std::pair<std::string, std::function<kube::Object()>>> forms = {
+      {"split", [&] { return kube::decode_object(valid, split); }},
+      {"in the DOM", [&] { return kube::decode_object(valid); }},
+      {"not decoding", [&] { return kube::decode_object(newer, split); }}};
+  for (const auto& [how, make] : forms) {
+    runtime::Store<kube::Object> pools, policies, gpunodes;
+    put(pools, std::make_shared<const kube::Object>(kube::decode_object(R"({"metadata":{"name":"a"},"spec":{}})")));
+    auto node = std::make_shared<const kube::Object>(make());
+    EXPECT_EQ(node->part != nullptr, how == "split") << how;
+    put(gpunodes, node);
+    EXPECT_EQ(gpus_of(read_pool("a", pools, policies, gpunodes)), 2) << how;
+  }
 }
 
 TEST(PoolView, QuotasByTheirPoolRef) {
