@@ -1,6 +1,7 @@
 #include "gpupool/stored/gpunode.h"
 
 #include <algorithm>
+#include <functional>
 #include <mutex>
 #include <unordered_map>
 #include <utility>
@@ -12,31 +13,48 @@ namespace gpupool::stored {
 
 namespace {
 
-struct Hash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-
 std::string value_of(const SharedString& s) { return s ? *s : std::string(); }
+
+// Values many stored GPUNodes hold alike (strings, specs, GPU lists), held
+// once while any holds them, found by a key (the string, the JSON). The
+// tables are never freed; entries no GPUNode holds any more are swept
+// whenever a table has doubled since its last sweep.
+template <class T>
+class SharedValues {
+ public:
+  std::shared_ptr<const T> hold(const std::string& key, const std::function<T()>& make) {
+    std::lock_guard lock(mu_);
+    auto& slot = held_[key];
+    if (auto live = slot.lock()) return live;
+    auto made = std::make_shared<const T>(make());
+    slot = made;
+    if (held_.size() >= sweep_at_) {
+      std::erase_if(held_, [](const auto& entry) { return entry.second.expired(); });
+      sweep_at_ = std::max<std::size_t>(64, 2 * held_.size());
+    }
+    return made;
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<std::string, std::weak_ptr<const T>> held_;
+  std::size_t sweep_at_ = 64;
+};
 
 }  // namespace
 
 SharedString shared_string(std::string_view value) {
-  static std::mutex mu;
-  static auto* held = new std::unordered_map<std::string, SharedString, Hash, std::equal_to<>>();  // never freed
-  std::lock_guard lock(mu);
-  if (auto it = held->find(value); it != held->end()) return it->second;
-  auto s = std::make_shared<const std::string>(value);
-  if (held->size() < kMaxSharedStrings) held->emplace(std::string(value), s);
-  return s;
+  static auto* held = new SharedValues<std::string>();  // never freed
+  const std::string key(value);
+  return held->hold(key, [&] { return key; });
 }
 
-GPUNodeReport compact(const api::GPUNodeStatus& status) {
-  GPUNodeReport r;
-  r.observed_generation = status.observed_generation;
-  r.conditions = status.conditions;
-  r.gpus.reserve(status.gpus.size());
-  for (const auto& g : status.gpus) {
+namespace {
+
+std::vector<ReportedGPU> compact_gpus(const std::vector<api::GPUStatus>& gpus) {
+  std::vector<ReportedGPU> out;
+  out.reserve(gpus.size());
+  for (const auto& g : gpus) {
     ReportedGPU c;
     c.model = shared_string(g.model);
     c.catalog_id = shared_string(g.catalog_id);
@@ -51,9 +69,58 @@ GPUNodeReport compact(const api::GPUNodeStatus& status) {
     c.compute_partition = g.partition.compute_partition;
     c.memory_partition = g.partition.memory_partition;
     c.capable = g.partition.capable;
-    r.gpus.push_back(std::move(c));
+    out.push_back(std::move(c));
   }
-  r.operations = status.operations;
+  return out;
+}
+
+// The GPUs as compact_gpus makes them, held once for all reporting the same.
+std::shared_ptr<const std::vector<ReportedGPU>> shared_gpus(const std::vector<api::GPUStatus>& gpus) {
+  static auto* held = new SharedValues<std::vector<ReportedGPU>>();  // never freed
+  api::GPUNode keyed;
+  keyed.status.emplace().gpus = gpus;
+  return held->hold(api::to_json(keyed), [&] { return compact_gpus(gpus); });
+}
+
+api::GPUStatus expand_gpu(const ReportedGPU& c) {
+  api::GPUStatus g;
+  g.index = c.index;
+  g.model = value_of(c.model);
+  g.catalog_id = value_of(c.catalog_id);
+  g.vendor = c.vendor;
+  g.memory_mib = c.memory_mib;
+  g.partition.capable = c.capable;
+  g.partition.mig_mode = c.mig_mode;
+  g.partition.compute_partition = c.compute_partition;
+  g.partition.memory_partition = c.memory_partition;
+  g.partition.instances.reserve(c.instances.size());
+  for (const auto& i : c.instances) {
+    api::MIGInstanceStatus m;
+    m.profile = value_of(i.profile);
+    m.memory_mib = i.memory_mib;
+    g.partition.instances.push_back(std::move(m));
+  }
+  g.health = c.health;
+  g.health_reasons = c.health_reasons;
+  return g;
+}
+
+}  // namespace
+
+GPUNodeReport compact(const api::GPUNodeStatus& status) {
+  GPUNodeReport r;
+  r.observed_generation = status.observed_generation;
+  r.conditions.reserve(status.conditions.size());
+  for (const auto& c : status.conditions) {
+    r.conditions.push_back({shared_string(c.type), shared_string(c.reason), shared_string(c.message),
+                            c.observed_generation, c.last_transition_time, c.status});
+  }
+  r.gpus = shared_gpus(status.gpus);
+  r.operations.reserve(status.operations.size());
+  for (const auto& o : status.operations) {
+    r.operations.push_back({shared_string(o.reason), shared_string(o.message), o.observed_generation,
+                            o.last_transition_time, o.type, o.phase});
+  }
   r.driver_version = shared_string(status.driver_version);
   r.last_heartbeat_time = status.last_heartbeat_time;
   r.gpu_count = status.gpu_count;
@@ -63,56 +130,43 @@ GPUNodeReport compact(const api::GPUNodeStatus& status) {
 api::GPUNodeStatus expand(const GPUNodeReport& r) {
   api::GPUNodeStatus s;
   s.observed_generation = r.observed_generation;
-  s.conditions = r.conditions;
+  s.conditions.reserve(r.conditions.size());
+  for (const auto& c : r.conditions) {
+    api::Condition out;
+    out.type = value_of(c.type);
+    out.status = c.status;
+    out.observed_generation = c.observed_generation;
+    out.last_transition_time = c.last_transition_time;
+    out.reason = value_of(c.reason);
+    out.message = value_of(c.message);
+    s.conditions.push_back(std::move(out));
+  }
   s.gpu_count = r.gpu_count;
-  s.gpus.reserve(r.gpus.size());
-  for (const auto& c : r.gpus) {
-    api::GPUStatus g;
-    g.index = c.index;
-    g.model = value_of(c.model);
-    g.catalog_id = value_of(c.catalog_id);
-    g.vendor = c.vendor;
-    g.memory_mib = c.memory_mib;
-    g.partition.capable = c.capable;
-    g.partition.mig_mode = c.mig_mode;
-    g.partition.compute_partition = c.compute_partition;
-    g.partition.memory_partition = c.memory_partition;
-    g.partition.instances.reserve(c.instances.size());
-    for (const auto& i : c.instances) {
-      api::MIGInstanceStatus m;
-      m.profile = value_of(i.profile);
-      m.memory_mib = i.memory_mib;
-      g.partition.instances.push_back(std::move(m));
-    }
-    g.health = c.health;
-    g.health_reasons = c.health_reasons;
-    s.gpus.push_back(std::move(g));
+  if (r.gpus) {
+    s.gpus.reserve(r.gpus->size());
+    for (const auto& c : *r.gpus) s.gpus.push_back(expand_gpu(c));
   }
   s.driver_version = value_of(r.driver_version);
-  s.operations = r.operations;
+  s.operations.reserve(r.operations.size());
+  for (const auto& o : r.operations) {
+    api::OperationStatus out;
+    out.type = o.type;
+    out.phase = o.phase;
+    out.observed_generation = o.observed_generation;
+    out.reason = value_of(o.reason);
+    out.message = value_of(o.message);
+    out.last_transition_time = o.last_transition_time;
+    s.operations.push_back(std::move(out));
+  }
   s.last_heartbeat_time = r.last_heartbeat_time;
   return s;
 }
 
 std::shared_ptr<const api::GPUNodeSpec> shared_spec(const api::GPUNodeSpec& spec) {
+  static auto* held = new SharedValues<api::GPUNodeSpec>();  // never freed
   api::GPUNode keyed;
   keyed.spec = spec;
-  const std::string key = api::to_json(keyed);
-  static std::mutex mu;
-  // Never freed; entries whose spec no GPUNode holds any more are swept
-  // whenever the table has doubled since the last sweep.
-  static auto* held = new std::unordered_map<std::string, std::weak_ptr<const api::GPUNodeSpec>>();
-  static std::size_t sweep_at = 64;
-  std::lock_guard lock(mu);
-  auto& slot = (*held)[key];
-  if (auto live = slot.lock()) return live;
-  auto made = std::make_shared<const api::GPUNodeSpec>(spec);
-  slot = made;
-  if (held->size() >= sweep_at) {
-    std::erase_if(*held, [](const auto& entry) { return entry.second.expired(); });
-    sweep_at = std::max<std::size_t>(64, 2 * held->size());
-  }
-  return made;
+  return held->hold(api::to_json(keyed), [&] { return spec; });
 }
 
 namespace {

@@ -6,11 +6,12 @@
 // record (GPUNodeReport), both attached to the object (kube::Object::part).
 //
 // Why: at 5,000 nodes the GPUNodes were the largest part of the
-// controller's memory after the pods, about 8 KB of heap each as a DOM (16
-// bytes a value, 32 a member: every GPU, MIG instance and MIG layout entry
-// an object). As a record, with the strings every node repeats (GPU models,
-// catalog IDs, MIG profiles, driver versions) held once for the process, a
-// GPU is a hundred-odd bytes and a MIG instance 24.
+// controller's memory after the pods, about 8.3 KB of heap each as a DOM
+// (16 bytes a value, 32 a member: every GPU, MIG instance and MIG layout
+// entry an object). Split, the benchmark's GPUNodes take 2.3 KB each: the
+// GPU list and the spec are the same on every node of a pool's model and
+// layout, and held once; what is left per node is its metadata, its
+// conditions and operations (their words shared too).
 //
 // The record keeps what the controller's reconcilers read of a status and
 // no more: not the GPUs' and MIG instances' UUIDs, PCI addresses, instance
@@ -36,12 +37,10 @@
 
 namespace gpupool::stored {
 
-// A string many stored objects repeat, held once for the process: the same
-// value gives the same pointer while fewer than kMaxSharedStrings distinct
-// values were asked for; past that each call holds its own copy (an agent
-// reporting endless distinct models costs memory, never correctness).
+// A string many stored objects repeat (a GPU model, catalog ID, MIG
+// profile, driver version, a condition's reason or message), held once
+// while any holds it: the same value gives the same pointer.
 using SharedString = std::shared_ptr<const std::string>;
-inline constexpr std::size_t kMaxSharedStrings = 4096;
 SharedString shared_string(std::string_view value);
 
 struct ReportedInstance {  // a MIG instance: api::MIGInstanceStatus less uuid, placement, gpuInstanceID
@@ -64,12 +63,35 @@ struct ReportedGPU {  // api::GPUStatus less uuid and pciBusID
   bool capable = false;                                        // partition.capable
 };
 
-// api::GPUNodeStatus less the interconnect and the CUDA version.
+// A condition or an operation, its words shared: api::Condition and
+// api::OperationStatus hold three strings of their own each (an agent
+// reports the same reasons and messages on most nodes).
+struct ReportedCondition {
+  SharedString type;
+  SharedString reason;
+  SharedString message;
+  std::int64_t observed_generation = 0;
+  api::Time last_transition_time;
+  api::ConditionStatus status = api::ConditionStatus::unknown;
+};
+
+struct ReportedOperation {
+  SharedString reason;
+  SharedString message;
+  std::int64_t observed_generation = 0;
+  std::optional<api::Time> last_transition_time;
+  api::OperationType type = api::OperationType::driver;
+  api::OperationPhase phase = api::OperationPhase::pending;
+};
+
+// api::GPUNodeStatus less the interconnect and the CUDA version. The GPUs
+// are held once for every GPUNode that reports the same (nodes of one model
+// and layout, all healthy, report the same eight GPUs).
 struct GPUNodeReport {
   std::int64_t observed_generation = 0;
-  std::vector<api::Condition> conditions;
-  std::vector<ReportedGPU> gpus;
-  std::vector<api::OperationStatus> operations;
+  std::vector<ReportedCondition> conditions;
+  std::shared_ptr<const std::vector<ReportedGPU>> gpus;  // never null
+  std::vector<ReportedOperation> operations;
   SharedString driver_version;
   std::optional<api::Time> last_heartbeat_time;
   std::int32_t gpu_count = 0;
@@ -86,7 +108,7 @@ struct GPUNodeParts : kube::ObjectPart {
   std::optional<GPUNodeReport> report;  // the status; none when it has none
 };
 
-// The spec as shared_spec() keys it: held once while any GPUNode holds it.
+// The spec, held once while any stored GPUNode holds it.
 std::shared_ptr<const api::GPUNodeSpec> shared_spec(const api::GPUNodeSpec& spec);
 
 // DecodeTrim::take_part for GPUNodes: when the parsed object decodes as a

@@ -152,14 +152,29 @@ TEST(StoredGpuNode, AStatusThatDoesNotDecodeStaysInTheDom) {
   EXPECT_EQ(decode_gpunode(bare).value->spec.node_name, "n2");
 }
 
-TEST(StoredGpuNode, RepeatedStringsAreHeldOnce) {
+// What GPUNodes report alike is held once: the GPU list whole when it is the
+// same, else each GPU's model and profiles; conditions' and operations' words.
+TEST(StoredGpuNode, WhatGpuNodesReportAlikeIsHeldOnce) {
   const kube::Object a = stored(kGpuNode);
   const kube::Object b = stored(kGpuNode);
   const auto& ra = *dynamic_cast<const GPUNodeParts&>(*a.part).report;
   const auto& rb = *dynamic_cast<const GPUNodeParts&>(*b.part).report;
-  EXPECT_EQ(ra.gpus.at(0).model.get(), rb.gpus.at(0).model.get());
-  EXPECT_EQ(ra.gpus.at(0).instances.at(1).profile.get(), rb.gpus.at(0).instances.at(1).profile.get());
+  EXPECT_EQ(ra.gpus.get(), rb.gpus.get());
   EXPECT_EQ(ra.driver_version.get(), rb.driver_version.get());
+  EXPECT_EQ(ra.conditions.at(1).message.get(), rb.conditions.at(1).message.get());
+  EXPECT_EQ(ra.operations.at(0).message.get(), rb.operations.at(0).message.get());
+
+  // One GPU's health differs: a list of its own, the same words in it.
+  std::string sick = kGpuNode;
+  sick.replace(sick.find(R"("health":"Healthy")"), 18, R"("health":"Unknown")");
+  const kube::Object c = stored(sick);
+  const auto& rc = *dynamic_cast<const GPUNodeParts&>(*c.part).report;
+  ASSERT_NE(rc.gpus.get(), ra.gpus.get());
+  EXPECT_EQ(rc.gpus->at(0).health, api::GPUHealth::unknown);
+  EXPECT_EQ(ra.gpus->at(0).health, api::GPUHealth::healthy);
+  EXPECT_EQ(rc.gpus->at(0).model.get(), ra.gpus->at(0).model.get());
+  EXPECT_EQ(rc.gpus->at(0).instances.at(1).profile.get(), ra.gpus->at(0).instances.at(1).profile.get());
+
   EXPECT_EQ(*shared_string("1g.10gb"), "1g.10gb");
   EXPECT_EQ(shared_string("1g.10gb").get(), shared_string(std::string("1g.") + "10gb").get());
 }
