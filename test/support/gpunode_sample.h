@@ -6,6 +6,8 @@
 // GPUNodes (test/unit/stored, test/unit/controller).
 #pragma once
 
+#include "gpupool/api/gpunode.h"
+
 namespace gpupool::test {
 
 inline constexpr const char* kReportedGpuNode = R"({"apiVersion":"gpupool.io/v1alpha1","kind":"GPUNode",
@@ -33,5 +35,21 @@ inline constexpr const char* kReportedGpuNode = R"({"apiVersion":"gpupool.io/v1a
       "message":"nvidia-smi mig -cgi: insufficient resources","lastTransitionTime":"2026-11-28T20:00:00Z"}],
     "interconnect":[{"from":0,"to":1,"type":"NVLink","links":12}],
     "lastHeartbeatTime":"2026-11-28T20:01:00Z"}})";
+
+// A status as the controller keeps it: less what its record leaves out.
+inline api::GPUNodeStatus as_stored(api::GPUNodeStatus s) {
+  s.cuda_version.clear();
+  s.interconnect.clear();
+  for (auto& gpu : s.gpus) {
+    gpu.uuid.clear();
+    gpu.pci_bus_id.clear();
+    for (auto& instance : gpu.partition.instances) {
+      instance.uuid.clear();
+      instance.placement = 0;
+      instance.gpu_instance_id = 0;
+    }
+  }
+  return s;
+}
 
 }  // namespace gpupool::test

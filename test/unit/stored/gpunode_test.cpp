@@ -17,22 +17,6 @@ namespace {
 
 constexpr const char* kGpuNode = test::kReportedGpuNode;
 
-// The status less what the record leaves out.
-api::GPUNodeStatus without_left_out(api::GPUNodeStatus s) {
-  s.cuda_version.clear();
-  s.interconnect.clear();
-  for (auto& gpu : s.gpus) {
-    gpu.uuid.clear();
-    gpu.pci_bus_id.clear();
-    for (auto& instance : gpu.partition.instances) {
-      instance.uuid.clear();
-      instance.placement = 0;
-      instance.gpu_instance_id = 0;
-    }
-  }
-  return s;
-}
-
 kube::Object stored(std::string_view json) {
   kube::DecodeTrim trim;
   trim.take_part = take_gpunode_parts;
@@ -52,7 +36,7 @@ TEST(StoredGpuNode, ReadsBackAsTheObjectLessWhatItLeavesOut) {
 
   const auto status = gpunode_status(kept);
   ASSERT_TRUE(status.has_value());
-  EXPECT_EQ(*status, without_left_out(*whole.value->status));
+  EXPECT_EQ(*status, test::as_stored(*whole.value->status));
   EXPECT_EQ(status->gpus.at(1).partition.compute_partition, api::AMDComputePartition::cpx);
   EXPECT_EQ(status->gpus.at(1).health_reasons, std::vector<std::string>{"XID 79"});
   EXPECT_EQ(status->operations.at(0).message, "nvidia-smi mig -cgi: insufficient resources");
