@@ -8,6 +8,8 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "gpupool/testenv/process.h"
 #include "support/cluster_fixture.h"
@@ -166,23 +168,30 @@ TEST_F(ControllerObserveTest, ServesPoolAndBuildMetrics) {
 
   wait_for(60s, [&] { return metrics_port(log) > 0; }, "the controller's metrics port in its log");
   const int port = metrics_port(log);
-  const std::string capacity = R"(gpupool_pool_capacity{pool=")" + pool + R"(",resource="nvidia.com/gpu"} 4)";
+  // The pool's series are published one after another: a scrape may fall
+  // between them, so wait for a scrape that shows them all.
+  const std::vector<std::string> lines = {R"(gpupool_pool_capacity{pool=")" + pool + R"(",resource="nvidia.com/gpu"} 4)",
+                                          R"(gpupool_pool_member_nodes{pool=")" + pool + R"("} 1)",
+                                          R"(gpupool_pool_nodes{pool=")" + pool + R"(",state="ready"} )",
+                                          R"(gpupool_pool_nodes{pool=")" + pool + R"(",state="failed"} 0)",
+                                          R"(gpupool_pool_rollout_nodes{pool=")" + pool + R"(",state="pending"} )",
+                                          R"(gpupool_pool_rollout_paused{pool=")" + pool + R"("} 0)",
+                                          std::string("# TYPE gpupool_build_info gauge"),
+                                          std::string(R"(gpupool_build_info{version=")"),
+                                          std::string(R"(controller_runtime_reconcile_total{controller="gpupool",result=)"),
+                                          std::string(R"(workqueue_adds_total{name="gpupool"})")};
   std::string text;
-  wait_for(60s, [&] {
+  std::string missing;
+  const auto all_shown = [&] {
     text = scrape(port);
-    return has(text, capacity);
-  }, "the pool's capacity on /metrics");
-  for (const std::string& line : {R"(gpupool_pool_member_nodes{pool=")" + pool + R"("} 1)",
-                                 R"(gpupool_pool_nodes{pool=")" + pool + R"(",state="ready"} )",
-                                 R"(gpupool_pool_nodes{pool=")" + pool + R"(",state="failed"} 0)",
-                                 R"(gpupool_pool_rollout_nodes{pool=")" + pool + R"(",state="pending"} )",
-                                 R"(gpupool_pool_rollout_paused{pool=")" + pool + R"("} 0)",
-                                 std::string("# TYPE gpupool_build_info gauge"),
-                                 std::string(R"(gpupool_build_info{version=")"),
-                                 std::string(R"(controller_runtime_reconcile_total{controller="gpupool",result=)"),
-                                 std::string(R"(workqueue_adds_total{name="gpupool"})")}) {
-    EXPECT_TRUE(has(text, line)) << "missing " << line << "\n" << text;
-  }
+    missing.clear();
+    for (const auto& line : lines) {
+      if (!has(text, line)) missing += "\n" + line;
+    }
+    return missing.empty();
+  };
+  wait_for(60s, all_shown, "the pool's and the controller's series on /metrics");
+  EXPECT_TRUE(missing.empty()) << "missing:" << missing << "\n" << text;
   const auto promtool = find_promtool();
   ASSERT_TRUE(promtool) << "promtool not on PATH (Debian package prometheus)";
   const auto lint = promtool_check_metrics(*promtool, text);
