@@ -105,8 +105,8 @@ api::GPUStatus expand_gpu(const ReportedGPU& c) {
   return g;
 }
 
-}  // namespace
-
+// The status as GPUNodeParts keeps it; expand() gives it back less what the
+// record leaves out.
 GPUNodeReport compact(const api::GPUNodeStatus& status) {
   GPUNodeReport r;
   r.observed_generation = status.observed_generation;
@@ -162,14 +162,13 @@ api::GPUNodeStatus expand(const GPUNodeReport& r) {
   return s;
 }
 
+// The spec, held once while any stored GPUNode holds it.
 std::shared_ptr<const api::GPUNodeSpec> shared_spec(const api::GPUNodeSpec& spec) {
   static auto* held = new SharedValues<api::GPUNodeSpec>();  // never freed
   api::GPUNode keyed;
   keyed.spec = spec;
   return held->hold(api::to_json(keyed), [&] { return spec; });
 }
-
-namespace {
 
 // The spec members a split GPUNode keeps in its DOM.
 bool kept_in_dom(std::string_view member) {

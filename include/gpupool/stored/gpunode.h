@@ -97,9 +97,6 @@ struct GPUNodeReport {
   std::int32_t gpu_count = 0;
 };
 
-GPUNodeReport compact(const api::GPUNodeStatus& status);
-api::GPUNodeStatus expand(const GPUNodeReport& report);
-
 // What the DOM of a split GPUNode no longer holds.
 struct GPUNodeParts : kube::ObjectPart {
   // The spec less nodeName, pool and disruptionAllowed (left empty here),
@@ -107,9 +104,6 @@ struct GPUNodeParts : kube::ObjectPart {
   std::shared_ptr<const api::GPUNodeSpec> spec;
   std::optional<GPUNodeReport> report;  // the status; none when it has none
 };
-
-// The spec, held once while any stored GPUNode holds it.
-std::shared_ptr<const api::GPUNodeSpec> shared_spec(const api::GPUNodeSpec& spec);
 
 // DecodeTrim::take_part for GPUNodes: when the parsed object decodes as a
 // GPUNode (api::decode_gpunode), takes the status and the spec but for its
