@@ -107,5 +107,28 @@ TEST_F(QuotaTest, AnExpiredGrantReturnsItsCapacity) {
   EXPECT_EQ(str(get_quota("qt-e", "later"), {"status", "granted", "nvidia.com/gpu"}), "2");
 }
 
+// One quota's grant falls and another's rises in the same pass (the pool's
+// statuses are written a few at once): at no moment do the quotas hold more
+// together than the pool has, the falling grant being written first.
+TEST_F(QuotaTest, GrantsThatMoveNeverHoldMoreTogetherThanThePool) {
+  fleet(105, 2, {{"pool-test", "quota"}});
+  start_controller();
+  make_namespace("qt-g", "");
+  policy_and_pool("    approval: Automatic\n");
+  GrantedRecorder granted(*client_, "quota", "nvidia.com/gpu");
+  quota("qt-g", "first", "nvidia.com/gpu: 3", 10);
+  ASSERT_TRUE(wait_phase("qt-g", "first", "Granted"));
+  quota("qt-g", "second", "nvidia.com/gpu: 3", 0);
+  ASSERT_TRUE(wait_phase("qt-g", "second", "PartiallyGranted"));
+  EXPECT_EQ(str(get_quota("qt-g", "second"), {"status", "granted", "nvidia.com/gpu"}), "1");
+
+  quota("qt-g", "first", "nvidia.com/gpu: 1", 10);  // 3 -> 1, and the second's 1 -> 3 in one pass
+  ASSERT_TRUE(wait_phase("qt-g", "second", "Granted"));
+  EXPECT_EQ(str(get_quota("qt-g", "second"), {"status", "granted", "nvidia.com/gpu"}), "3");
+  EXPECT_EQ(str(get_quota("qt-g", "first"), {"status", "granted", "nvidia.com/gpu"}), "1");
+  ASSERT_TRUE(testenv::wait_until([&] { return granted.now() == 4; }, 30s)) << "the recorder saw " << granted.now();
+  EXPECT_EQ(granted.most(), 4) << "the quotas held more than the pool's 4 GPUs at some moment";
+}
+
 }  // namespace
 }  // namespace gpupool::test

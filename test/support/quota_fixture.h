@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "support/fleet_fixture.h"
+#include "support/recorders.h"
 
 namespace gpupool::test {
 
@@ -20,6 +21,47 @@ inline std::string rfc3339(std::chrono::system_clock::time_point t) {
 }
 
 inline const kube::ResourceRef kQuotas{{"gpupool.io", "v1alpha1", "tenantquotas"}, "", "", ""};
+
+// Every change of the TenantQuotas asking pool `pool`, in the order of one
+// watch stream (etcd's revision order): what they are granted of `resource`
+// (whole devices) together, summed at every moment; the most ever seen.
+class GrantedRecorder {
+ public:
+  GrantedRecorder(kube::Client& client, std::string pool, std::string resource)
+      : pool_(std::move(pool)), resource_(std::move(resource)) {
+    thread_ = std::jthread([this, &client](std::stop_token stop) {
+      watch_until_stopped(client, kQuotas, stop, [&](kube::WatchEventType type, const rapidjson::Document& q) {
+        if (str(q, {"spec", "poolRef", "name"}) != pool_) return;
+        const std::string key = str(q, {"metadata", "namespace"}) + "/" + str(q, {"metadata", "name"});
+        const std::string amount = type == kube::WatchEventType::Deleted ? "" : str(q, {"status", "granted", resource_.c_str()});
+        std::lock_guard lock(mu_);
+        granted_[key] = amount.empty() ? 0 : std::stoi(amount);
+        now_ = 0;
+        for (const auto& [k, n] : granted_) now_ += n;
+        most_ = std::max(most_, now_);
+      }, [&] {
+        std::lock_guard lock(mu_);
+        granted_.clear();  // the sum is rebuilt from the relist's current state
+      });
+    });
+  }
+  int most() {
+    std::lock_guard lock(mu_);
+    return most_;
+  }
+  int now() {
+    std::lock_guard lock(mu_);
+    return now_;
+  }
+
+ private:
+  std::string pool_, resource_;
+  std::mutex mu_;
+  std::map<std::string, int> granted_;
+  int now_ = 0;
+  int most_ = 0;
+  std::jthread thread_;
+};
 
 class QuotaTest : public FleetTest {
  protected:

@@ -7,6 +7,7 @@
 //   WaitingForApproval, Rejected, Expired or PoolNotFound, message in
 //   numbers) and CapacityReduced while a grant held before was cut;
 //   used, waiting, borrowed and approved are left as they are (other writers);
+//   a few written at once, those whose grant falls before any other;
 // - the pool's status.granted (the pool reconciler keeps it).
 // Capacity: the pool's status.capacity by resource name, and for the
 // normalised unit gpupool.io/gpu the physical GPUs its members report (each
