@@ -362,11 +362,35 @@ struct ControllerRun {
   std::map<std::string, bench::QueueFigures> queues;  // its /metrics, read before it stops
 };
 
+// Polls the controller's /metrics until each of the named controllers'
+// queues has nothing waiting or running, on two scrapes a second apart (a
+// pass that just ended may have queued another); the seconds it took.
+double wait_queues_idle(const std::string& metrics_url, const std::vector<std::string>& names,
+                        std::chrono::seconds timeout) {
+  const auto t0 = Clock::now();
+  for (int idle_in_a_row = 0;;) {
+    testenv::HttpRequest scrape;
+    scrape.url = metrics_url;
+    const auto queues = bench::queue_figures(testenv::http_request(scrape).body);
+    const bool idle = std::ranges::all_of(names, [&](const std::string& name) {
+      const auto it = queues.find(name);
+      return it != queues.end() && it->second.idle();
+    });
+    idle_in_a_row = idle ? idle_in_a_row + 1 : 0;
+    if (idle_in_a_row == 2) return since(t0);
+    if (Clock::now() - t0 > timeout) {
+      throw std::runtime_error("the controller's queues were still busy after " + std::to_string(timeout.count()) + " s");
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
 // Runs the controller until it is in sync, then `while_synced` (with it
-// still running; peak RSS covers both), then stops it.
+// still running, given its /metrics URL; peak RSS covers both), then stops it.
 ControllerRun run_controller(const std::string& controller, const std::string& kubeconfig, const std::string& log_file,
                              kube::Client& client, const bench::ClusterShape& shape, bool with_pods,
-                             std::chrono::seconds timeout, const std::function<void()>& while_synced = {},
+                             std::chrono::seconds timeout,
+                             const std::function<void(const std::string& metrics_url)>& while_synced = {},
                              const std::vector<std::string>& extra_args = {}) {
   testenv::SpawnSpec spec;
   spec.path = controller;
@@ -409,13 +433,14 @@ ControllerRun run_controller(const std::string& controller, const std::string& k
     run.rss_mib = s->rss_mib;
     run.cpu_seconds = s->cpu_seconds;
   }
+  const std::string metrics_url = "http://" + metrics + "/metrics";
   if (while_synced) {
-    while_synced();
+    while_synced(metrics_url);
     if (!process.running()) throw std::runtime_error("the controller exited; its log: " + log_file);
     if (auto s = bench::process_stats(process.pid())) run.peak_rss_mib = std::max(run.peak_rss_mib, s->peak_rss_mib);
   }
   testenv::HttpRequest scrape;
-  scrape.url = "http://" + metrics + "/metrics";
+  scrape.url = metrics_url;
   const auto exposition = testenv::http_request(scrape).body;
   run.queues = bench::queue_figures(exposition);
   std::ofstream(log_file + ".metrics") << exposition;  // beside its log, for a closer look
@@ -619,14 +644,20 @@ int main(int argc, char** argv) {
     fleet_options.lease_duration_s = lease_s;
     fleet_options.lease_interval = std::chrono::seconds(lease_s / 4);
     bench::AgentFleet fleet(client, shape, fleet_options);
-    double in_step_s = 0;
-    const auto without_pods = run_controller(controller, kubeconfig_path, log_dir + "/controller-no-pods.log", client, shape,
-                                             false, std::chrono::seconds(sync_timeout_s), [&] {
-                                               in_step_s = bench::wait_in_step(client, shape, std::chrono::seconds(sync_timeout_s));
-                                             });
+    double in_step_s = 0, grants_settled_s = 0;
+    // Until the grants have settled too: the pools' capacity grows as the
+    // agents report, and a controller stopped before its grant passes caught
+    // up left the measured restart below hundreds of grants to write (500
+    // in one run), which no restart of a settled controller has.
+    const auto without_pods = run_controller(
+        controller, kubeconfig_path, log_dir + "/controller-no-pods.log", client, shape, false,
+        std::chrono::seconds(sync_timeout_s), [&](const std::string& metrics_url) {
+          in_step_s = bench::wait_in_step(client, shape, std::chrono::seconds(sync_timeout_s));
+          grants_settled_s = wait_queues_idle(metrics_url, {"tenantquota-grants"}, std::chrono::seconds(sync_timeout_s));
+        });
     std::printf("controller without pods: in sync after %.2f s (a first start: labels, taints, GPUNode specs written); "
-                "every pool up to date with its agents' reports %.2f s later\n",
-                without_pods.sync_s, in_step_s);
+                "every pool up to date with its agents' reports %.2f s later, its grants settled %.2f s after that\n",
+                without_pods.sync_s, in_step_s, grants_settled_s);
     // The reference for bytes per pod: a restart with nothing left to write,
     // as the measured run below is (the first run's write bursts leave its
     // RSS higher than the steady state).
@@ -653,7 +684,7 @@ int main(int argc, char** argv) {
     run_baseline(baseline, kubeconfig_path, f);
     bench::UsageLag lag;
     const auto run = run_controller(controller, kubeconfig_path, log_dir + "/controller.log", client, shape, true,
-                                    std::chrono::seconds(sync_timeout_s), [&] {
+                                    std::chrono::seconds(sync_timeout_s), [&](const std::string&) {
                                       lag = bench::measure_usage_lag(client, shape, static_cast<std::size_t>(probes),
                                                                      churn_writers, std::chrono::seconds(60));
                                     });
@@ -692,7 +723,7 @@ int main(int argc, char** argv) {
     std::string late_failure;
     try {
       const auto late = run_controller(controller, kubeconfig_path, log_dir + "/controller-admission-rollout.log", client, probed, true,
-                     std::chrono::seconds(sync_timeout_s), [&] {
+                     std::chrono::seconds(sync_timeout_s), [&](const std::string&) {
                        f.admission = bench::measure_admissions(client, probed, burst, writers, std::chrono::seconds(sync_timeout_s));
                        std::printf("admission: %zu of %zu gated GPU pods fitted their grants; created in %.2f s, all admitted "
                                    "after %.2f s: %.0f pods/s\n",

@@ -1,5 +1,5 @@
 // The scale benchmark's reading of the controller's /metrics (tools/bench/scale/queue_figures.h):
-// means per controller from the two workqueue histograms; anything else is skipped.
+// means per controller from the two workqueue histograms, what each queue holds now; anything else is skipped.
 #include "scale/queue_figures.h"
 
 #include <gtest/gtest.h>
@@ -25,6 +25,18 @@ TEST(QueueFigures, MeansPerControllerFromBothHistograms) {
   EXPECT_DOUBLE_EQ(f.at("gpupool").mean_wait_ms, 1500);
   EXPECT_DOUBLE_EQ(f.at("gpu-health").mean_pass_ms, 250);
   EXPECT_DOUBLE_EQ(f.at("gpu-health").mean_wait_ms, 0);  // no queue samples: none said
+  EXPECT_DOUBLE_EQ(f.at("gpupool").depth, 7);
+  EXPECT_FALSE(f.at("gpupool").idle());
+  EXPECT_TRUE(f.at("gpu-health").idle());
+}
+
+TEST(QueueFigures, APassRunningIsNotIdle) {
+  const auto f = queue_figures(
+      "workqueue_work_duration_seconds_count{name=\"tenantquota-grants\"} 3\n"
+      "workqueue_depth{name=\"tenantquota-grants\"} 0\n"
+      "workqueue_unfinished_work_seconds{name=\"tenantquota-grants\"} 0.6\n");
+  EXPECT_DOUBLE_EQ(f.at("tenantquota-grants").unfinished_s, 0.6);
+  EXPECT_FALSE(f.at("tenantquota-grants").idle());
 }
 
 TEST(QueueFigures, AnythingElseParsesToNothing) {
