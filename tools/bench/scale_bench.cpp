@@ -38,9 +38,10 @@
 //      the seeded cluster (polled every 250 ms, so up to that much late),
 //      peak RSS (VmHWM), CPU seconds, and the RSS its pods added per pod.
 //   6. with that controller still running: the usage delay
-//      (scale/usage_probe.h: --probes pod deletions, each timed until its
-//      tenant's status.used shows it, while --churn-writers threads create
-//      and delete other pods as fast as the API server takes them).
+//      (scale/usage_probe.h: --probes pod deletions, each timed until a
+//      watch delivers its tenant's status.used showing it, beside the
+//      delete's own time, while --churn-writers threads create and delete
+//      other pods as fast as the API server takes them).
 // Then the controller is started once more, with --controller-qps and
 // --controller-burst as its --kube-api-qps and --kube-api-burst and
 // --controller-concurrency as its --concurrency when given (the runs above
@@ -118,6 +119,7 @@ struct Figures {
   std::optional<double> stream_list_floor_s;  // unset: the server does not stream lists
   std::optional<double> baseline_sync_s, baseline_peak_rss_mib;
   std::optional<double> usage_lag_p50_ms, usage_lag_p99_ms;
+  std::optional<double> probe_delete_p50_ms, probe_delete_p99_ms;  // the probes' own deletes, request to answer
   double churn_events_per_s = 0;
   double sync_s = 0, peak_rss_mib = 0, cpu_seconds = 0, rss_no_pods_mib = 0, rss_synced_mib = 0;
   double rss_bytes_per_pod = 0;
@@ -489,6 +491,8 @@ void write_json(const std::string& path, const bench::ClusterShape& shape, const
       << "  \"rss_ratio_to_baseline\": " << number_or_null(ratio(f.peak_rss_mib, f.baseline_peak_rss_mib)) << ",\n"
       << "  \"usage_lag_p50_ms\": " << number_or_null(f.usage_lag_p50_ms) << ",\n"
       << "  \"usage_lag_p99_ms\": " << number_or_null(f.usage_lag_p99_ms) << ",\n"
+      << "  \"probe_delete_p50_ms\": " << number_or_null(f.probe_delete_p50_ms) << ",\n"
+      << "  \"probe_delete_p99_ms\": " << number_or_null(f.probe_delete_p99_ms) << ",\n"
       << "  \"churn_events_per_s\": " << number_or_null(f.churn_events_per_s) << ",\n"
       << "  \"controller_kube_api_qps\": " << number_or_null(f.controller_qps) << ",\n"
       << "  \"controller_kube_api_burst\": " << f.controller_burst << ",\n"
@@ -691,10 +695,14 @@ int main(int argc, char** argv) {
     if (!lag.lags_ms.empty()) {
       f.usage_lag_p50_ms = lag.p50_ms();
       f.usage_lag_p99_ms = lag.p99_ms();
+      f.probe_delete_p50_ms = lag.delete_p50_ms();
+      f.probe_delete_p99_ms = lag.delete_p99_ms();
     }
     f.churn_events_per_s = lag.churn_events_per_s;
-    std::printf("usage delay over %zu probes with %.0f pod events/s of churn: p50 %.1f ms, p99 %.1f ms\n",
-                lag.lags_ms.size(), lag.churn_events_per_s, lag.p50_ms(), lag.p99_ms());
+    std::printf(
+        "usage delay over %zu probes with %.0f pod events/s of churn: p50 %.1f ms, p99 %.1f ms (the probes' deletes "
+        "themselves took p50 %.1f ms, p99 %.1f ms)\n",
+        lag.lags_ms.size(), lag.churn_events_per_s, lag.p50_ms(), lag.p99_ms(), lag.delete_p50_ms(), lag.delete_p99_ms());
     f.sync_s = run.sync_s;
     f.peak_rss_mib = run.peak_rss_mib;
     f.cpu_seconds = run.cpu_seconds;
@@ -802,6 +810,7 @@ int main(int argc, char** argv) {
     if (f.usage_lag_p50_ms) {
       std::printf("%-34s %12.1f\n", "usage delay p50 (ms)", *f.usage_lag_p50_ms);
       std::printf("%-34s %12.1f\n", "usage delay p99 (ms)", *f.usage_lag_p99_ms);
+      std::printf("%-34s %12.1f\n", "  probes' deletes p99 (ms)", *f.probe_delete_p99_ms);
       std::printf("%-34s %12.0f\n", "  with churn (pod events/s)", f.churn_events_per_s);
     }
     std::printf("%-34s %12s\n", "steps 7-8: controller QPS/burst",
