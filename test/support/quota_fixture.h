@@ -35,31 +35,26 @@ class GrantedRecorder {
         const std::string key = str(q, {"metadata", "namespace"}) + "/" + str(q, {"metadata", "name"});
         const std::string amount = type == kube::WatchEventType::Deleted ? "" : str(q, {"status", "granted", resource_.c_str()});
         std::lock_guard lock(mu_);
-        granted_[key] = amount.empty() ? 0 : std::stoi(amount);
-        now_ = 0;
-        for (const auto& [k, n] : granted_) now_ += n;
-        most_ = std::max(most_, now_);
+        granted_.set(key, amount.empty() ? 0 : std::stoi(amount));
       }, [&] {
         std::lock_guard lock(mu_);
-        granted_.clear();  // the sum is rebuilt from the relist's current state
+        granted_.clear();
       });
     });
   }
   int most() {
     std::lock_guard lock(mu_);
-    return most_;
+    return granted_.most;
   }
   int now() {
     std::lock_guard lock(mu_);
-    return now_;
+    return granted_.now;
   }
 
  private:
   std::string pool_, resource_;
   std::mutex mu_;
-  std::map<std::string, int> granted_;
-  int now_ = 0;
-  int most_ = 0;
+  SummedAmounts granted_;
   std::jthread thread_;
 };
 

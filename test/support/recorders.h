@@ -127,6 +127,23 @@ inline int gpus_of(const rapidjson::Value& pod) {
   return n;
 }
 
+// Amounts by key, summed at every change, and the most the sum ever was:
+// what the summing recorders below keep (under their own lock).
+struct SummedAmounts {
+  std::map<std::string, int> by_key;
+  int now = 0;
+  int most = 0;
+  // `key` now holds `amount`; the sum is taken again.
+  void set(const std::string& key, int amount) {
+    by_key[key] = amount;
+    now = 0;
+    for (const auto& [k, n] : by_key) now += n;
+    most = std::max(most, now);
+  }
+  // A relist: the sum is rebuilt from the current state it replays (the most stays).
+  void clear() { by_key.clear(); }
+};
+
 // Every change of the pods in `namespaces`, in the order of one watch stream
 // (etcd's revision order): the GPUs of pods past the gate and not finished,
 // summed at every moment; the most ever seen.
@@ -141,27 +158,22 @@ class AdmittedRecorder {
         const bool counts = type != kube::WatchEventType::Deleted && !has_gate(pod) && phase != "Succeeded" &&
                             phase != "Failed";
         std::lock_guard lock(mu_);
-        admitted_[key] = counts ? gpus_of(pod) : 0;
+        admitted_.set(key, counts ? gpus_of(pod) : 0);
         if (const std::string node = str(pod, {"spec", "nodeName"}); !node.empty()) bound_to_[key] = node;
         seen_.insert(key);
-        int sum = 0;
         std::map<std::string, int> by_ns;
-        for (const auto& [k, g] : admitted_) {
-          sum += g;
-          by_ns[k.substr(0, k.find('/'))] += g;
-        }
-        if (sum > most_) most_ = sum;
+        for (const auto& [k, g] : admitted_.by_key) by_ns[k.substr(0, k.find('/'))] += g;
         for (const auto& [ns, g] : by_ns) most_by_ns_[ns] = std::max(most_by_ns_[ns], g);
         ++events_;
       }, [&] {
         std::lock_guard lock(mu_);
-        admitted_.clear();  // the sum is rebuilt from the relist's current state
+        admitted_.clear();
       });
     });
   }
   int most() {
     std::lock_guard lock(mu_);
-    return most_;
+    return admitted_.most;
   }
   int most(const std::string& ns) {
     std::lock_guard lock(mu_);
@@ -186,8 +198,7 @@ class AdmittedRecorder {
  private:
   std::set<std::string> namespaces_;
   std::mutex mu_;
-  std::map<std::string, int> admitted_;
-  int most_ = 0;
+  SummedAmounts admitted_;
   std::map<std::string, int> most_by_ns_;
   std::map<std::string, std::string> bound_to_;
   std::set<std::string> seen_;
