@@ -125,6 +125,27 @@ TEST(RolloutFigures, PhaseDelaysSplitTheWaitForWithdrawalAtTheAgentsReport) {
   EXPECT_EQ(w.at("a").disrupted, 0);
 }
 
+TEST(RolloutFigures, EventsAreTimedByTheEarliestArrivalAtOrAfterTheirRevision) {
+  // The Node watch (cordons) runs behind the GPUNode watch (grants, reports).
+  std::vector<DisruptionEvent> events = {
+      {12, Kind::reported, "a1", true, 2.0}, {10, Kind::granted, "a1", true, 1.0},
+      {11, Kind::cordoned, "a1", true, 5.0}, {13, Kind::cordoned, "a1", false, 6.0},
+      {14, Kind::granted, "a1", false, 4.0}, {15, Kind::granted, "a2", true, 4.5},
+  };
+  time_by_commit(events);
+  std::vector<std::pair<std::uint64_t, double>> got;
+  for (const auto& e : events) got.emplace_back(e.resource_version, e.seen_s);
+  EXPECT_EQ(got, (std::vector<std::pair<std::uint64_t, double>>{{10, 1.0}, {11, 2.0}, {12, 2.0}, {13, 4.0}, {14, 4.0}, {15, 4.5}}));
+
+  // By arrival, the uncordon (6.0) came 2 s after the withdrawal (4.0) it
+  // caused; by revision, not before it.
+  const std::map<std::string, std::string> pools = {{"a1", "a"}, {"a2", "a"}};
+  const auto d = phase_delays(events, pools);
+  EXPECT_NEAR(*d.grant_to_cordon, 1.0, 1e-9);
+  EXPECT_NEAR(*d.uncordon_to_withdrawal, 0.0, 1e-9);
+  EXPECT_NEAR(*d.withdrawal_to_next_grant, 0.5, 1e-9);
+}
+
 TEST(RolloutFigures, ReportsUpToDateOnlyForTheCurrentGenerationWithBothConditionsTrue) {
   auto gpunode = [](int generation, int observed, const std::string& driver, int driver_gen, const std::string& partition) {
     return R"({"metadata":{"name":"n","generation":)" + std::to_string(generation) + R"(},"status":{"observedGeneration":)" +

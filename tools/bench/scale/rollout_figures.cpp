@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <set>
 
 #include "gpupool/kube/json_access.h"
@@ -80,9 +81,18 @@ std::map<std::string, WorstMoment> worst_disruption(std::vector<DisruptionEvent>
   return worst;
 }
 
-PhaseDelays phase_delays(std::vector<DisruptionEvent> events, const std::map<std::string, std::string>& pool_of) {
+void time_by_commit(std::vector<DisruptionEvent>& events) {
   std::stable_sort(events.begin(), events.end(),
                    [](const DisruptionEvent& a, const DisruptionEvent& b) { return a.resource_version < b.resource_version; });
+  double earliest = std::numeric_limits<double>::infinity();
+  for (auto e = events.rbegin(); e != events.rend(); ++e) {
+    earliest = std::min(earliest, e->seen_s);
+    e->seen_s = earliest;
+  }
+}
+
+PhaseDelays phase_delays(std::vector<DisruptionEvent> events, const std::map<std::string, std::string>& pool_of) {
+  time_by_commit(events);
   struct Mean {
     double sum = 0;
     int n = 0;

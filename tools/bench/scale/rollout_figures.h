@@ -72,9 +72,18 @@ struct WorstMoment {
 std::map<std::string, WorstMoment> worst_disruption(std::vector<DisruptionEvent> events,
                                                     const std::map<std::string, std::string>& pool_of);
 
+// Sorts `events` by resourceVersion (stably) and sets each one's seen_s to
+// the earliest arrival of any event at or after its revision: an upper bound
+// on when etcd took it, on one clock for both watches. The raw arrival times
+// are not: under load the Node watch ran tens of seconds behind the GPUNode
+// watch, and a node's uncordon (a Node event) seemed to come after its
+// permission's withdrawal (a GPUNode event), which the controller makes
+// only once it sees the uncordon.
+void time_by_commit(std::vector<DisruptionEvent>& events);
+
 // Where a rollout's time goes, from the same events (means in seconds over
-// the nodes that went through each step; nullopt when none did), by the
-// recorder's arrival times: from a node's grant to its cordon (the agent
+// the nodes that went through each step; nullopt when none did), timed as
+// time_by_commit does: from a node's grant to its cordon (the agent
 // taking it up), from the cordon to the uncordon (the install and the
 // agent's passes), from the uncordon to the withdrawal of its permission
 // (the agent's report and the controller taking it in), split at the
