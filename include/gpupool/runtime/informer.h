@@ -42,6 +42,7 @@
 #include <thread>
 #include <typeinfo>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "gpupool/kube/backoff.h"
@@ -189,14 +190,20 @@ class Informer final : public InformerBase {
 
  private:
   // The objects of a list (or of a streaming list's initial events) in the
-  // server's order, so handlers see adds in list order.
+  // server's order, so handlers see adds in list order. Only the objects:
+  // their keys are computed again as they go into the store. A first list
+  // at full size holds 75,000 pods here until it ends, and a key beside
+  // each (twice, with an index by key) cost about 20 MB more at that
+  // moment, left behind as free memory between the pods kept.
   struct Fresh {
-    std::vector<std::pair<std::string, Ptr>> objects;
-    std::unordered_map<std::string, std::size_t> position;
+    // An object, or (null) the key at `forgotten[i]` that a DELETED event
+    // took out again (servers send none before the initial events end).
+    std::vector<Ptr> objects;
+    std::vector<std::pair<std::size_t, std::string>> forgotten;  // (position in objects, key)
 
     void clear() {
-      objects.clear();
-      position.clear();
+      objects = {};
+      forgotten = {};
     }
   };
 
@@ -204,13 +211,7 @@ class Informer final : public InformerBase {
     try {
       auto obj = std::make_shared<const T>(decode(item));
       if (!kept(*obj)) return;  // absent from `fresh`: a stored one is delivered as deleted
-      std::string key = Codec<T>::key(*obj);
-      if (auto it = fresh.position.find(key); it != fresh.position.end()) {
-        fresh.objects[it->second].second = std::move(obj);
-      } else {
-        fresh.position.emplace(key, fresh.objects.size());
-        fresh.objects.emplace_back(std::move(key), std::move(obj));
-      }
+      fresh.objects.push_back(std::move(obj));
     } catch (const std::exception& e) {
       stats_.decode_failures++;  // one bad object must not stall the whole kind
       spdlog::warn("informer {}: skipping an object that cannot be decoded: {}", description(), e.what());
@@ -219,14 +220,27 @@ class Informer final : public InformerBase {
 
   void forget(Fresh& fresh, std::string_view item) {
     try {
-      const std::string key = Codec<T>::key(decode(item));
-      if (auto it = fresh.position.find(key); it != fresh.position.end()) {
-        fresh.objects[it->second].second = nullptr;
-        fresh.position.erase(it);
-      }
+      std::string key = Codec<T>::key(decode(item));
+      fresh.forgotten.emplace_back(fresh.objects.size(), std::move(key));
+      fresh.objects.push_back(nullptr);
     } catch (const std::exception&) {
       stats_.decode_failures++;
     }
+  }
+
+  // The keys `fresh` holds at its end (a forgotten key no more, unless listed again).
+  static std::unordered_set<std::string> fresh_keys(const Fresh& fresh) {
+    std::unordered_set<std::string> keys;
+    keys.reserve(fresh.objects.size());
+    auto forgotten = fresh.forgotten.begin();
+    for (const Ptr& obj : fresh.objects) {
+      if (obj) {
+        keys.insert(Codec<T>::key(*obj));
+      } else {
+        keys.erase((forgotten++)->second);
+      }
+    }
+    return keys;
   }
 
   // The state to watch from: streamed where the server can, else listed.
@@ -323,19 +337,30 @@ class Informer final : public InformerBase {
     return rv;
   }
 
-  // Makes the store hold exactly `fresh`, delivering the difference.
+  // Makes the store hold exactly `fresh`, delivering the difference: first
+  // the deletes of what the list no longer holds, then adds and updates in
+  // list order. A key the list repeats is added, then updated; one it
+  // forgot is added, then deleted (neither comes from a conforming server).
   void replace_store(Fresh& fresh) {
     stats_.lists++;
     std::lock_guard lock(dispatch_mu_);
-    for (const auto& key : store_.keys()) {
-      if (fresh.position.count(key)) continue;
-      if (auto old = store_.erase(key)) {
-        stats_.deletes_found_by_relist++;
-        deliver_delete(old);
+    if (store_.size() > 0) {  // a relist; the first list finds nothing to delete
+      const std::unordered_set<std::string> listed = fresh_keys(fresh);
+      for (const auto& key : store_.keys()) {
+        if (listed.count(key)) continue;
+        if (auto old = store_.erase(key)) {
+          stats_.deletes_found_by_relist++;
+          deliver_delete(old);
+        }
       }
     }
-    for (auto& [key, obj] : fresh.objects) {
-      if (!obj) continue;
+    auto forgotten = fresh.forgotten.begin();
+    for (const Ptr& obj : fresh.objects) {
+      if (!obj) {
+        if (auto old = store_.erase((forgotten++)->second)) deliver_delete(old);
+        continue;
+      }
+      std::string key = Codec<T>::key(*obj);
       Ptr old = store_.get(key);
       if (old && Codec<T>::resource_version(*old) == Codec<T>::resource_version(*obj)) continue;
       store_.upsert(key, obj);

@@ -397,6 +397,24 @@ TEST(Informer, AfterGoneTheStreamingListDeliversWhatChangedMeanwhile) {
   EXPECT_EQ(informer.stats().streamed_lists.load(), 2u);
 }
 
+TEST(Informer, AStreamingListThatRepeatsOrTakesBackAKeyEndsInItsLastState) {
+  ScriptedServer server;
+  // Not what a conforming server sends; the store must still end right.
+  server.enqueue(stream_step({test::watch_event_json("ADDED", pod("a", "1")), test::watch_event_json("ADDED", pod("b", "2")),
+                              test::watch_event_json("ADDED", pod("a", "3")), test::watch_event_json("DELETED", pod("b", "4")),
+                              test::watch_event_json("ADDED", pod("e", "5")), initial_events_end("6")},
+                             true));
+  kube::Client client(config_for(server));
+  Informer<kube::Object> informer(client, {kube::core::pods(), "ns", "", ""});
+  Recorder<kube::Object> rec;
+  informer.add_handler(rec.handler());
+  ASSERT_TRUE(run_until_seen(informer, rec, server, 5)) << ::testing::PrintToString(rec.snapshot());
+  EXPECT_EQ(rec.snapshot(), (std::vector<std::string>{"add ns/a", "add ns/b", "update ns/a 1->3", "delete ns/b", "add ns/e"}));
+  EXPECT_EQ(informer.store().size(), 2u);
+  EXPECT_EQ(informer.store().get("ns/a")->resource_version, "3");
+  EXPECT_EQ(informer.store().get("ns/b"), nullptr);
+}
+
 TEST(InformerFactory, SharesOneInformerPerKindAndSelector) {
   kube::RestConfig c;
   c.server = "http://127.0.0.1:1";
