@@ -91,6 +91,24 @@ class DisruptionRecorder {
     std::lock_guard lock(mu_);
     return events_.size();
   }
+  // The revisions at which `name` was granted (kind 'g': its GPUNode's
+  // spec.disruptionAllowed turned on) or cordoned ('n'), in order.
+  std::vector<std::uint64_t> turned_on(char kind, const std::string& name) {
+    std::vector<Event> ev;
+    {
+      std::lock_guard lock(mu_);
+      ev = events_;
+    }
+    std::stable_sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) { return a.rv < b.rv; });
+    std::vector<std::uint64_t> out;
+    bool was_on = false;
+    for (const auto& e : ev) {
+      if (e.kind != kind || e.name != name) continue;
+      if (e.on && !was_on) out.push_back(e.rv);
+      was_on = e.on;
+    }
+    return out;
+  }
 
  private:
   struct Event {
