@@ -64,12 +64,7 @@ class DisruptionRecorder {
   }
   // The most nodes disrupted at once, and when it was seen (a description).
   std::pair<int, std::string> worst() {
-    std::vector<Event> ev;
-    {
-      std::lock_guard lock(mu_);
-      ev = events_;
-    }
-    std::stable_sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) { return a.rv < b.rv; });
+    const std::vector<Event> ev = in_revision_order();
     std::map<std::string, bool> granted, cordoned;
     int most = 0;
     std::string when;
@@ -94,15 +89,9 @@ class DisruptionRecorder {
   // The revisions at which `name` was granted (kind 'g': its GPUNode's
   // spec.disruptionAllowed turned on) or cordoned ('n'), in order.
   std::vector<std::uint64_t> turned_on(char kind, const std::string& name) {
-    std::vector<Event> ev;
-    {
-      std::lock_guard lock(mu_);
-      ev = events_;
-    }
-    std::stable_sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) { return a.rv < b.rv; });
     std::vector<std::uint64_t> out;
     bool was_on = false;
-    for (const auto& e : ev) {
+    for (const auto& e : in_revision_order()) {
       if (e.kind != kind || e.name != name) continue;
       if (e.on && !was_on) out.push_back(e.rv);
       was_on = e.on;
@@ -117,6 +106,16 @@ class DisruptionRecorder {
     std::string name;
     bool on;
   };
+  // A copy of what was recorded so far, sorted by resourceVersion (stably).
+  std::vector<Event> in_revision_order() {
+    std::vector<Event> ev;
+    {
+      std::lock_guard lock(mu_);
+      ev = events_;
+    }
+    std::stable_sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) { return a.rv < b.rv; });
+    return ev;
+  }
   std::set<std::string> nodes_;
   std::mutex mu_;
   std::vector<Event> events_;
