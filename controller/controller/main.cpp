@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
   app.add_option("--metrics-bind-address", mo.metrics_bind_address, "Address of /metrics; 0 disables")->capture_default_str();
   app.add_option("--health-probe-bind-address", mo.health_probe_bind_address,
                  "Address of /healthz and /readyz; 0 disables")->capture_default_str();
-  app.add_option("--concurrency", concurrency, "Reconciles run at once per controller")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--concurrency", concurrency, "Reconciles run at once per controller (pool passes and usage writers: at least 4)")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--agent-namespace", agent_namespace, "Namespace of the node agents' Leases")->capture_default_str();
   app.add_option("--device-plugin-configmap", device_plugin_configmap,
                  "NAMESPACE/NAME of the NVIDIA device plugin's ConfigMap, kept with one config per MIG strategy and "

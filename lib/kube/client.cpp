@@ -129,6 +129,9 @@ HttpResponse Client::request(std::string method, const std::string& path_and_que
 
   Backoff backoff(std::chrono::milliseconds(100), std::chrono::seconds(5));
   bool reauthenticated = false;
+  // An earlier attempt may have been carried out: it timed out, its
+  // connection broke, or the server answered 5xx (etcd may still commit).
+  bool maybe_done = false;
   for (int attempt = 0;; ++attempt) {
     limiter_.acquire();
     stats_.requests++;
@@ -147,6 +150,7 @@ HttpResponse Client::request(std::string method, const std::string& path_and_que
       spdlog::debug("{} {}: {}; retrying in {} ms", req.method, path_and_query.substr(0, path_and_query.find('?')),
                     e.what(), std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
       stats_.retries++;
+      maybe_done = maybe_done || e.kind() != TransportError::Kind::Connect;
       std::this_thread::sleep_for(wait);
       continue;
     }
@@ -160,6 +164,15 @@ HttpResponse Client::request(std::string method, const std::string& path_and_que
       continue;
     }
     if (resp.status >= 200 && resp.status < 300) return resp;
+    if (resp.status == 404 && maybe_done && req.method == "DELETE") {
+      // What the caller asked for is so, most likely by its own earlier
+      // attempt; answering NotFound would say the object was never there.
+      spdlog::info("DELETE {}: not found after a retry; an earlier attempt deleted it",
+                   path_and_query.substr(0, path_and_query.find('?')));
+      resp.status = 200;
+      resp.body = R"({"apiVersion":"v1","kind":"Status","status":"Success","reason":"NotFound","message":"deleted by an earlier attempt of this request"})";
+      return resp;
+    }
     auto after = retry_after(resp);
     // 429 means the server did not act on the request, so any method may retry.
     bool retry = attempt < config_.max_retries && is_retryable_status(resp.status) &&
@@ -170,6 +183,7 @@ HttpResponse Client::request(std::string method, const std::string& path_and_que
     spdlog::debug("{} {}: HTTP {}; retrying in {} ms", req.method, path_and_query.substr(0, path_and_query.find('?')),
                   resp.status, std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
     stats_.retries++;
+    maybe_done = maybe_done || resp.status != 429;
     std::this_thread::sleep_for(wait);
   }
 }

@@ -37,7 +37,9 @@ RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSett
   std::set<std::string> held;
   std::vector<const RolloutNode*> candidates;
   std::vector<std::string> unreported;  // pending, waiting for their agent's report first
+  std::set<std::string> held_now;       // before this decision's writes
   for (auto& n : nodes) {
+    if ((n.granted && !n.failed) || n.cordoned || n.agent_cordoned || n.withdrawal_unseen) held_now.insert(n.name);
     if (n.failed && n.retry_requested) {
       // Cleared: back in the queue as pending, without permission.
       if (n.granted) d.withdraw.push_back(n.name);
@@ -106,6 +108,19 @@ RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSett
                     " nodes unavailable (maxUnavailable " + std::to_string(settings.max_unavailable) + "): " + name_list(now);
       }
       waiting_nodes = left;
+    }
+  }
+  for (const auto& name : d.withdraw) {
+    if (held_now.count(name) && !held.count(name)) d.freeing.push_back(name);
+  }
+  const auto limit = static_cast<std::size_t>(std::max(settings.max_unavailable, 1));
+  std::size_t holding = held_now.size();
+  for (const auto& name : d.grant) {
+    if (held_now.count(name)) continue;  // adds nothing
+    if (holding < limit) {
+      ++holding;
+    } else {
+      d.grants_waiting.push_back(name);
     }
   }
   d.pending = waiting_nodes;

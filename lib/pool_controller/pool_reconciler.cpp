@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <exception>
 #include <optional>
 #include <set>
@@ -94,6 +95,60 @@ std::vector<std::string> node_holders(const kube::Object& node) {
   }
   return out;
 }
+
+// Where a pass's time goes, by step: logged at info when a pass is slow (a
+// pool waits for every other pool's pass at --concurrency 1, so one slow
+// pass delays them all), at debug otherwise.
+class PassClock {
+ public:
+  void lap(const char* step) {
+    const auto now = std::chrono::steady_clock::now();
+    laps_.emplace_back(step, std::chrono::duration<double, std::milli>(now - last_).count());
+    last_ = now;
+  }
+  void log(const std::string& pool) const {
+    const double total = std::chrono::duration<double, std::milli>(last_ - start_).count();
+    std::string steps;
+    for (const auto& [step, ms] : laps_) steps += fmt::format("{}{} {:.0f}", steps.empty() ? "" : ", ", step, ms);
+    spdlog::log(total >= kSlow ? spdlog::level::info : spdlog::level::debug, "pool {}: pass took {:.0f} ms ({} ms)", pool,
+                total, steps);
+  }
+
+ private:
+  static constexpr double kSlow = 1000;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_ = start_;
+  std::vector<std::pair<const char*, double>> laps_;
+};
+
+// Slots in a pool's limit that withdrawals free while a pass writes: a
+// grant that needs one takes it once a freeing withdrawal has landed, or
+// gives up when every freeing withdrawal has ended and none is left.
+class SlotsFreed {
+ public:
+  explicit SlotsFreed(std::size_t withdrawals) : outstanding_(withdrawals) {}
+  // A freeing withdrawal ended: landed, or failed (frees nothing).
+  void settle(bool landed) {
+    {
+      std::lock_guard lock(mu_);
+      --outstanding_;
+      if (landed) ++free_;
+    }
+    cv_.notify_all();
+  }
+  // Waits for a freed slot; false when none is left to come.
+  bool take() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return free_ > 0 || outstanding_ == 0; });
+    if (free_ == 0) return false;
+    --free_;
+    return true;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::size_t outstanding_, free_ = 0;
+};
 
 }  // namespace
 
@@ -386,6 +441,7 @@ void PoolReconciler::forget_caught_up() {
 
 Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_token) {
   Pass pass(*this, request.name);
+  PassClock clock;
   const auto& catalog = *options_.catalog;
   // What the store shows now need not be remembered (gpunode() forgets only
   // the nodes a pass reads; a write to a node no pass reads again stayed).
@@ -431,6 +487,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   const std::set<std::string> member_set(members.begin(), members.end());
   std::set<std::string> conflicted;
   for (const auto& c : pool_conflicts) conflicted.insert(c.node);
+  clock.lap("membership");
 
   // Release what this pool holds on nodes that are no longer its members:
   // the nodes and GPUNodes the indexes say it may hold something on, and
@@ -469,6 +526,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     pass.release(node, name);
     holding = true;
   }
+  clock.lap("release");
   if (!pool_obj || pool_it == pools.end() || pool_obj->deleting) {
     std::lock_guard lock(mu_);
     member_facts_->by_pool.erase(request.name);
@@ -549,6 +607,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   }
 
 
+  clock.lap("labels");
   const api::UpgradeStrategy upgrade = pool::effective_upgrade_strategy(pool, policy);
   const pool::WindowCheck window = pool::check_windows(upgrade.maintenance_windows, pass.now);
 
@@ -627,6 +686,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     std::lock_guard lock(mu_);
     member_facts_->by_pool[request.name] = std::move(fresh);
   }
+  clock.lap("plan");
   std::vector<Member*> to_write;
   for (auto& m : planned) {
     if (m.write) to_write.push_back(&m);
@@ -636,6 +696,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     m.gn = pass.write_spec(m.name, m.gn, m.desired.spec);
   });
   if (!to_write.empty()) pass.busy = true;
+  clock.lap("specs");
 
   std::vector<pool::RolloutNode> rollout_nodes;
   std::map<std::string, GpuNodePtr> current;
@@ -702,6 +763,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     }
   }
   const pool::RolloutDecision decision = pool::decide_rollout(rollout_nodes, rs);
+  clock.lap("decide");
   std::set<std::string> done;  // up to date: a withdrawal from one of these settles it
   for (const auto& n : rollout_nodes) {
     if (n.up_to_date) done.insert(n.name);
@@ -718,6 +780,7 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   // failed one is retried by the queue, and the next pass corrects the
   // status): written at once, a pass waits for one round of writes fewer.
   std::exception_ptr status_failure;
+  std::vector<char> granted(decision.grant.size(), 0);  // written (not given up for a failed withdrawal)
   {
     std::jthread status_writer;
     if (status != previous) {
@@ -729,18 +792,47 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
         }
       });
     }
-    // Permissions: each its own GPUNode, written several at once, the
-    // withdrawals before the grants (the limit holds at every moment); then
-    // what each write means, in order.
-    common::for_each_parallel(decision.withdraw.size(), kWritesInFlight, [&](std::size_t i) {
-      const auto& name = decision.withdraw[i];
-      const auto& gn = current.at(name);
-      pass.set_permission(name, gn, false, !annotation_of(gn->doc, kRetryAnnotation).empty(), up_to_date(name));
-    });
-    common::for_each_parallel(decision.grant.size(), kWritesInFlight, [&](std::size_t i) {
-      pass.set_permission(decision.grant[i], current.at(decision.grant[i]), true, false, false);
-    });
+    // Permissions: each its own GPUNode, written several at once, and the
+    // limit holds at every moment: a grant that needs a withdrawal to have
+    // landed first waits for one (the others go at once). Then what each
+    // write means, in order.
+    const std::set<std::string> freeing(decision.freeing.begin(), decision.freeing.end());
+    const std::set<std::string> waiting(decision.grants_waiting.begin(), decision.grants_waiting.end());
+    SlotsFreed slots(freeing.size());
+    std::exception_ptr withdrawal_failure;
+    {
+      std::jthread withdrawals([&] {
+        try {
+          common::for_each_parallel(decision.withdraw.size(), kWritesInFlight, [&](std::size_t i) {
+            const auto& name = decision.withdraw[i];
+            const auto& gn = current.at(name);
+            const bool frees = freeing.count(name) > 0;
+            try {
+              pass.set_permission(name, gn, false, !annotation_of(gn->doc, kRetryAnnotation).empty(), up_to_date(name));
+            } catch (...) {
+              if (frees) slots.settle(false);
+              throw;
+            }
+            if (frees) slots.settle(true);
+          });
+        } catch (...) {
+          withdrawal_failure = std::current_exception();
+        }
+      });
+      common::for_each_parallel(decision.grant.size(), kWritesInFlight, [&](std::size_t i) {
+        const auto& name = decision.grant[i];
+        if (waiting.count(name) && !slots.take()) {
+          pass.busy = true;  // its withdrawal failed: the next pass decides again
+          return;
+        }
+        pass.set_permission(name, current.at(name), true, false, false);
+        granted[i] = true;
+      });
+    }
+    clock.lap("permissions");
+    if (withdrawal_failure) std::rethrow_exception(withdrawal_failure);
   }  // the status written too
+  clock.lap("status");
   if (status_failure) std::rethrow_exception(status_failure);
   for (const auto& name : decision.withdraw) {
     const auto& gn = current.at(name);
@@ -751,7 +843,9 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
                  "failure cleared by annotation " + std::string(kRetryAnnotation) + "; the node waits for its turn again");
     }
   }
-  for (const auto& name : decision.grant) {
+  for (std::size_t i = 0; i < decision.grant.size(); ++i) {
+    if (!granted[i]) continue;
+    const auto& name = decision.grant[i];
     spdlog::info("pool {}: node {} may be disrupted now", request.name, name);
     pass.node_event(name, current.at(name).get(), runtime::EventType::Normal, "DisruptionAllowed", "Update",
                "GPUPool " + request.name + " lets the agent drain and change the node now");
@@ -792,6 +886,8 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     }
   }
   if (metrics_) metrics_->set(request.name, status, rs.window_open);
+  clock.lap("events");
+  clock.log(request.name);
 
   const bool work_left = !decision.in_progress.empty() || !decision.finishing.empty() || !decision.pending.empty() ||
                          !decision.no_agent.empty() ||

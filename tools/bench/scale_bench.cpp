@@ -74,6 +74,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -532,7 +533,7 @@ int main(int argc, char** argv) {
   CLI::App app{"gpupool-scale-bench: the controller on a large seeded cluster, against a bare list and a client-go baseline"};
   bench::ShapeOptions shape_options;
   int writers = 32;
-  std::string json_path, kubeconfig_path, controller = GPUPOOL_CONTROLLER_BIN;
+  std::string json_path, log_dir_option, kubeconfig_path, controller = GPUPOOL_CONTROLLER_BIN;
   std::string baseline = std::getenv("GPUPOOL_CLIENT_GO_BASELINE") ? std::getenv("GPUPOOL_CLIENT_GO_BASELINE") : "";
   int sync_timeout_s = 1800;
   int probes = 200, churn_writers = 8;
@@ -580,6 +581,9 @@ int main(int argc, char** argv) {
                  "plane, and the simulated agents' Lease duration (default: 40 s as kubelet's, 0.2 s per node above "
                  "200 nodes: each Lease is renewed every quarter of it, at most 20 renewals/s of each kind)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--log-dir", log_dir_option,
+                 "write the controllers' logs and last /metrics here (default: the started control plane's state "
+                 "directory, removed at exit; /tmp with --kubeconfig)");
   app.add_option("--json", json_path, "write the figures here");
   CLI11_PARSE(app, argc, argv);
   if (!bench::resolve_max_unavailable(max_unavailable, 1)) {
@@ -634,7 +638,10 @@ int main(int argc, char** argv) {
     config.qps = 0;  // no client-side limit: the API server's own limits apply
     config.timeout = std::chrono::minutes(5);
     kube::Client client(config);
-    const std::string log_dir = cluster ? cluster->state_dir() : std::string("/tmp");
+    const std::string log_dir = !log_dir_option.empty() ? log_dir_option
+                                : cluster                  ? cluster->state_dir()
+                                                           : std::string("/tmp");
+    if (!log_dir_option.empty()) std::filesystem::create_directories(log_dir_option);
 
     Figures f;
     const auto seed_start = Clock::now();

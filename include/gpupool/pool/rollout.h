@@ -90,6 +90,14 @@ struct RolloutSettings {
 struct RolloutDecision {
   std::vector<std::string> grant;        // set disruptionAllowed true
   std::vector<std::string> withdraw;     // set disruptionAllowed false
+  // The order of those writes, so that the limit holds at every moment and
+  // not only once all have landed: `grants_waiting` (of `grant`, in its
+  // order) each wait until one of `freeing` has landed; the other grants fit
+  // beside every permission held now and go at once, with the withdrawals.
+  // `freeing`: withdrawals after which their node neither holds permission
+  // nor is cordoned. Never fewer than `grants_waiting`.
+  std::vector<std::string> grants_waiting;
+  std::vector<std::string> freeing;
   std::vector<std::string> unavailable;  // after this decision, sorted
   std::vector<std::string> in_progress;  // granted and not finished, after this decision
   std::vector<std::string> finishing;    // up to date, not yet uncordoned by their agent

@@ -127,6 +127,33 @@ TEST(ClientRetry, IdempotentRequestRetriesServerErrors) {
   EXPECT_EQ(c.stats().retries.load(), 2u);
 }
 
+// A DELETE answered 5xx may have been carried out: NotFound on its retry
+// means done. NotFound on a first attempt, or after only 429s (the server
+// did not act), stays NotFound.
+TEST(ClientRetry, ADeleteRetriedAfterAServerErrorAndThenNotFoundSucceeded) {
+  {
+    ScriptedServer server;
+    server.enqueue(test::status_step(500, "InternalError", "etcdserver: request timed out"));
+    server.enqueue(test::status_step(404, "NotFound", R"(pods "p" not found)"));
+    Client c(config_for(server));
+    auto out = c.remove(pods().with_name("p"));
+    EXPECT_EQ(string_at(out, {"status"}), "Success");
+    EXPECT_EQ(server.requests().size(), 2u);
+  }
+  for (const int first : {0, 429}) {
+    ScriptedServer server;
+    if (first) server.enqueue(test::status_step(first, "TooManyRequests", "slow down"));
+    server.enqueue(test::status_step(404, "NotFound", R"(pods "p" not found)"));
+    Client c(config_for(server));
+    try {
+      c.remove(pods().with_name("p"));
+      FAIL() << "NotFound hidden after " << (first ? "a 429" : "no earlier attempt");
+    } catch (const ApiError& e) {
+      EXPECT_TRUE(e.is_not_found());
+    }
+  }
+}
+
 TEST(ClientRetry, CreateIsNotRetriedOnServerError) {
   ScriptedServer server;
   server.enqueue(test::status_step(500, "InternalError", "boom"));

@@ -145,6 +145,46 @@ TEST(DecideRollout, Table) {
     EXPECT_LE(held_after.size(), std::max<std::size_t>(static_cast<std::size_t>(std::max(c.settings.max_unavailable, 1)),
                                                        held_before.size()))
         << c.name << ": a decision let more nodes hold permission or stay cordoned than allowed";
+    // While the writes land, in the worst order: every grant that does not
+    // wait first, every withdrawal last; each waiting grant after a freeing
+    // withdrawal of its own.
+    std::set<std::string> held_mid = held_before;
+    for (const auto& g : d.grant) {
+      if (std::find(d.grants_waiting.begin(), d.grants_waiting.end(), g) == d.grants_waiting.end()) held_mid.insert(g);
+    }
+    const auto bound = std::max<std::size_t>(static_cast<std::size_t>(std::max(c.settings.max_unavailable, 1)),
+                                             held_before.size());
+    EXPECT_LE(held_mid.size(), bound) << c.name << ": grants that go at once exceed the limit before the withdrawals land";
+    EXPECT_LE(d.grants_waiting.size(), d.freeing.size()) << c.name << ": a waiting grant has no withdrawal to wait for";
+    for (const auto& f : d.freeing) {
+      EXPECT_TRUE(held_before.count(f)) << c.name << ": " << f << " frees a slot it did not hold";
+      EXPECT_FALSE(held_after.count(f)) << c.name << ": " << f << " still holds its slot after the withdrawal";
+    }
+  }
+}
+
+TEST(DecideRollout, GrantsThatNeedAWithdrawalFirstWaitForOne) {
+  struct Order {
+    std::string name;
+    std::vector<RolloutNode> nodes;
+    int limit;
+    Names grant, waiting, freeing;
+  };
+  const std::vector<Order> cases = {
+      {"room beside what is held: every grant at once", {n("a", 'g'), n("b", 'p'), n("c", 'p')}, 3, {"b", "c"}, {}, {}},
+      {"a finished node's slot: its grant waits for the withdrawal", {n("a", 'd'), n("b", 'g'), n("c", 'p')}, 2, {"c"},
+       {"c"}, {"a"}},
+      {"one free slot and one freed: the first at once, the second waits",
+       {n("a", 'd'), n("b", 'p'), n("c", 'p')}, 2, {"b", "c"}, {"c"}, {"a"}},
+      {"finished but still cordoned frees nothing", {cordoned(n("a", 'd')), n("b", 'p')}, 2, {"b"}, {}, {}},
+      {"a cleared failure held nothing: its withdrawal frees nothing", {n("a", 'r'), n("b", 'p')}, 1, {"a"}, {}, {}},
+      {"a cordoned pending node adds nothing: at once", {n("a", 'd'), cordoned(n("b", 'p'))}, 2, {"b"}, {}, {"a"}},
+  };
+  for (const auto& c : cases) {
+    const auto d = decide_rollout(c.nodes, settings(c.limit));
+    EXPECT_EQ(d.grant, c.grant) << c.name;
+    EXPECT_EQ(d.grants_waiting, c.waiting) << c.name;
+    EXPECT_EQ(d.freeing, c.freeing) << c.name;
   }
 }
 
