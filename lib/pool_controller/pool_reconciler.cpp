@@ -130,8 +130,17 @@ class SlotsFreed {
   void settle(bool landed) {
     {
       std::lock_guard lock(mu_);
-      --outstanding_;
+      if (outstanding_ > 0) --outstanding_;
       if (landed) ++free_;
+    }
+    cv_.notify_all();
+  }
+  // No withdrawal is left running (even one never started: a thread that
+  // could not be created): waiting grants stop waiting.
+  void close() {
+    {
+      std::lock_guard lock(mu_);
+      outstanding_ = 0;
     }
     cv_.notify_all();
   }
@@ -191,15 +200,8 @@ struct PoolReconciler::Pass {
   // with the pool's field manager; nothing when already so.
   // Returns the Node's resourceVersion afterwards.
   std::string apply_labels(const kube::Object& node, const std::map<std::string, std::string>& labels) {
+    if (labels_hold(node, labels)) return node.resource_version;
     const std::string manager = label_manager(pool_name);
-    const auto have = labels_of(node.doc);
-    const auto owned = applied_label_keys(node.doc, manager);
-    bool same = owned.size() == labels.size();
-    for (const auto& [k, v] : labels) {
-      auto it = have.find(k);
-      same = same && it != have.end() && it->second == v && owned.count(k);
-    }
-    if (same) return node.resource_version;
     // With no labels the apply names none, so every label this manager held is released.
     const std::string body = R"({"apiVersion":"v1","kind":"Node","metadata":{"name":)" + string_json(node.name) +
                              (labels.empty() ? std::string() : R"(,"labels":)" + labels_json(labels)) + "}}";
@@ -209,6 +211,22 @@ struct PoolReconciler::Pass {
     auto out = client().patch(nodes_ref().with_name(node.name), kube::PatchType::Apply, body, po);
     spdlog::info("pool {}: node {} labels {}", pool_name, node.name, labels.empty() ? "released" : labels_json(labels));
     return kube::string_at(out, {"metadata", "resourceVersion"});
+  }
+
+  // Whether the Node has exactly `labels` applied by this pool's manager.
+  bool labels_hold(const kube::Object& node, const std::map<std::string, std::string>& labels) const {
+    const auto have = labels_of(node.doc);
+    const auto owned = applied_label_keys(node.doc, label_manager(pool_name));
+    bool same = owned.size() == labels.size();
+    for (const auto& [k, v] : labels) {
+      auto it = have.find(k);
+      same = same && it != have.end() && it->second == v && owned.count(k);
+    }
+    return same;
+  }
+
+  bool taints_hold(const kube::Object& node, const std::vector<api::Taint>& desired) const {
+    return !pool::taint_change(node_taints(node.doc), annotation_of(node.doc, pool::kPoolTaintsAnnotation), desired);
   }
 
   // `rv`: the Node's resourceVersion the taints were read at (or a later one
@@ -582,7 +600,13 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   member_labels[pool::kPoolLabel] = request.name;
   // Each member's writes are its own: several at once, not one round trip
   // after another (a first start writes both on every node).
-  const std::vector<std::string> member_list(members.begin(), members.end());
+  // Only those whose labels or taints differ: on most passes none, and no
+  // writer thread starts.
+  std::vector<std::string> member_list;
+  for (const auto& name : members) {
+    const auto& node = *pass.nodes.at(name);
+    if (!pass.labels_hold(node, member_labels) || !pass.taints_hold(node, pool.spec.node_taints)) member_list.push_back(name);
+  }
   common::for_each_parallel(member_list.size(), kWritesInFlight, [&](std::size_t i) {
     const auto& node = *pass.nodes.at(member_list[i]);
     const std::string rv = pass.apply_labels(node, member_labels);
@@ -801,24 +825,28 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
     SlotsFreed slots(freeing.size());
     std::exception_ptr withdrawal_failure;
     {
-      std::jthread withdrawals([&] {
-        try {
-          common::for_each_parallel(decision.withdraw.size(), kWritesInFlight, [&](std::size_t i) {
-            const auto& name = decision.withdraw[i];
-            const auto& gn = current.at(name);
-            const bool frees = freeing.count(name) > 0;
-            try {
-              pass.set_permission(name, gn, false, !annotation_of(gn->doc, kRetryAnnotation).empty(), up_to_date(name));
-            } catch (...) {
-              if (frees) slots.settle(false);
-              throw;
-            }
-            if (frees) slots.settle(true);
-          });
-        } catch (...) {
-          withdrawal_failure = std::current_exception();
-        }
-      });
+      std::jthread withdrawals;  // beside the grants, when there are any
+      if (!decision.withdraw.empty()) {
+        withdrawals = std::jthread([&] {
+          try {
+            common::for_each_parallel(decision.withdraw.size(), kWritesInFlight, [&](std::size_t i) {
+              const auto& name = decision.withdraw[i];
+              const auto& gn = current.at(name);
+              const bool frees = freeing.count(name) > 0;
+              try {
+                pass.set_permission(name, gn, false, !annotation_of(gn->doc, kRetryAnnotation).empty(), up_to_date(name));
+              } catch (...) {
+                if (frees) slots.settle(false);
+                throw;
+              }
+              if (frees) slots.settle(true);
+            });
+          } catch (...) {
+            withdrawal_failure = std::current_exception();
+          }
+          slots.close();
+        });
+      }
       common::for_each_parallel(decision.grant.size(), kWritesInFlight, [&](std::size_t i) {
         const auto& name = decision.grant[i];
         if (waiting.count(name) && !slots.take()) {
