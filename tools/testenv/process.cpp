@@ -113,6 +113,7 @@ struct Prepared {
   bool group = true;
   int death_signal = SIGKILL;
   pid_t parent = -1;
+  int exec_fd = -1;  // write end of a close-on-exec pipe: open until execve
 };
 
 // Runs in the forked child: async-signal-safe calls only.
@@ -132,7 +133,10 @@ struct Prepared {
   if (in < 0 || ::dup2(in, 0) < 0) ::_exit(127);
   if (p.out >= 0 && ::dup2(p.out, 1) < 0) ::_exit(127);
   if (p.err >= 0 && ::dup2(p.err, 2) < 0) ::_exit(127);
-  ::close_range(3, ~0U, 0);
+  // Every other descriptor closed; exec_fd (close-on-exec) stays until the
+  // execve succeeds or the child exits.
+  if (p.exec_fd > 3) ::close_range(3, static_cast<unsigned>(p.exec_fd) - 1, 0);
+  ::close_range(static_cast<unsigned>(std::max(p.exec_fd, 2)) + 1, ~0U, 0);
   ::execve(p.path.c_str(), p.argv.data(), p.envp.data());
   const char msg[] = "process: exec failed: ";
   (void)!::write(2, msg, sizeof msg - 1);
@@ -168,6 +172,16 @@ Process Process::spawn(const SpawnSpec& spec) {
   p.out = spec.stdout_fd >= 0 ? spec.stdout_fd : log_fd;
   p.err = spec.stderr_fd >= 0 ? spec.stderr_fd : log_fd;
 
+  // Returns only once the child has exec'd (or exited): until then it is a
+  // copy of this process, and what /proc says about it (VmHWM: a benchmark
+  // read this process's size there as the controller's peak) is ours.
+  int exec_pipe[2] = {-1, -1};
+  if (::pipe2(exec_pipe, O_CLOEXEC) != 0) {
+    const int e = errno;
+    if (log_fd >= 0) ::close(log_fd);
+    throw std::runtime_error("pipe failed for " + spec.path + ": " + std::strerror(e));
+  }
+  p.exec_fd = exec_pipe[1];
   int fork_errno = 0;
   pid_t pid = Spawner::instance().run([&p, &fork_errno] {
     pid_t child = ::fork();
@@ -176,6 +190,13 @@ Process Process::spawn(const SpawnSpec& spec) {
     return child;
   });
   if (log_fd >= 0) ::close(log_fd);
+  ::close(exec_pipe[1]);
+  if (pid > 0) {
+    char byte = 0;
+    while (::read(exec_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+  }
+  ::close(exec_pipe[0]);
   if (pid < 0) throw std::runtime_error("fork failed for " + spec.path + ": " + std::strerror(fork_errno));
   // Also from the parent, so a signal to the group cannot race the child's setpgid.
   if (p.group) ::setpgid(pid, pid);

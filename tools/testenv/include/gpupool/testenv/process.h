@@ -39,8 +39,10 @@ struct SpawnSpec {
 class Process {
  public:
   Process() = default;
-  // Forks and execs. Throws std::runtime_error when the fork fails; an exec
-  // failure shows as exit status 127 with a message in the log.
+  // Forks and execs; returns once the child runs `spec.path` (or has
+  // exited), so /proc/PID describes that program, never a copy of this one.
+  // Throws std::runtime_error when the fork fails; an exec failure shows as
+  // exit status 127 with a message in the log.
   static Process spawn(const SpawnSpec& spec);
 
   Process(Process&& other) noexcept;
