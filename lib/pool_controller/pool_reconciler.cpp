@@ -96,9 +96,8 @@ std::vector<std::string> node_holders(const kube::Object& node) {
   return out;
 }
 
-// Where a pass's time goes, by step: logged at info when a pass is slow (a
-// pool waits for every other pool's pass at --concurrency 1, so one slow
-// pass delays them all), at debug otherwise.
+// Where a pass's time goes, by step: logged at info when a pass is slow (the
+// pools queued behind it wait for it too), at debug otherwise.
 class PassClock {
  public:
   void lap(const char* step) {
