@@ -183,11 +183,10 @@ QuotaController::QuotaController(runtime::Manager& manager, int concurrency, run
   // Writes of several quotas at once: one never waits for many. After a
   // restart every quota whose pods changed meanwhile is written (2,000 at
   // the benchmark's full size, ~230 ms a write on its busy API server).
-  // 16 writers took those writes from 117 s to 15 s there, but that run's
-  // peak RSS was 263.6 MiB against 146 to 155 with 4 (no difference beyond
-  // the runs' spread at 1,000 nodes): kept at 4 until that is understood
-  // (README, 2026-11-29).
-  constexpr int kUsageWriters = 4;
+  // 16 writers took those writes from 117 s to 15 s there. (The 263.6 MiB
+  // peak that once kept this at 4 was the bench reading its own size before
+  // the exec: README, 2026-11-29.)
+  constexpr int kUsageWriters = 16;
   uco.concurrency = std::max(concurrency, kUsageWriters);
   usage_status_controller_ = std::make_unique<runtime::Controller>(std::move(uco), *usage_status_);
   auto* usage_controller = usage_status_controller_.get();

@@ -75,6 +75,7 @@ RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSett
       }
     }
   }
+  const auto limit = static_cast<std::size_t>(std::max(settings.max_unavailable, 1));
   d.budget_exhausted = static_cast<std::int32_t>(d.failed.size()) > settings.failure_budget;
 
   std::vector<std::string> waiting_nodes;
@@ -88,7 +89,6 @@ RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSett
     } else if (!settings.window_open) {
       d.waiting = settings.window_message.empty() ? "outside the maintenance windows" : settings.window_message;
     } else {
-      const auto limit = static_cast<std::size_t>(std::max(settings.max_unavailable, 1));
       std::vector<std::string> left;
       for (const auto* c : candidates) {
         const bool already = unavailable.count(c->name) > 0;
@@ -113,7 +113,6 @@ RolloutDecision decide_rollout(std::vector<RolloutNode> nodes, const RolloutSett
   for (const auto& name : d.withdraw) {
     if (held_now.count(name) && !held.count(name)) d.freeing.push_back(name);
   }
-  const auto limit = static_cast<std::size_t>(std::max(settings.max_unavailable, 1));
   std::size_t holding = held_now.size();
   for (const auto& name : d.grant) {
     if (held_now.count(name)) continue;  // adds nothing

@@ -200,6 +200,11 @@ struct PoolReconciler::Pass {
   // Returns the Node's resourceVersion afterwards.
   std::string apply_labels(const kube::Object& node, const std::map<std::string, std::string>& labels) {
     if (labels_hold(node, labels)) return node.resource_version;
+    return write_labels(node, labels);
+  }
+
+  // apply_labels' write, for a caller that has checked labels_hold.
+  std::string write_labels(const kube::Object& node, const std::map<std::string, std::string>& labels) {
     const std::string manager = label_manager(pool_name);
     // With no labels the apply names none, so every label this manager held is released.
     const std::string body = R"({"apiVersion":"v1","kind":"Node","metadata":{"name":)" + string_json(node.name) +
@@ -224,22 +229,26 @@ struct PoolReconciler::Pass {
     return same;
   }
 
-  bool taints_hold(const kube::Object& node, const std::vector<api::Taint>& desired) const {
-    return !pool::taint_change(node_taints(node.doc), annotation_of(node.doc, pool::kPoolTaintsAnnotation), desired);
+  // What the Node's taints need to become `desired`; nothing when they are so.
+  std::optional<pool::TaintChange> taints_to_write(const kube::Object& node, const std::vector<api::Taint>& desired) const {
+    return pool::taint_change(node_taints(node.doc), annotation_of(node.doc, pool::kPoolTaintsAnnotation), desired);
   }
 
   // `rv`: the Node's resourceVersion the taints were read at (or a later one
   // of our own label write, which does not touch taints).
   void apply_taints(const kube::Object& node, const std::vector<api::Taint>& desired, const std::string& rv) {
-    const auto change = pool::taint_change(node_taints(node.doc), annotation_of(node.doc, pool::kPoolTaintsAnnotation), desired);
-    if (!change) return;
+    if (const auto change = taints_to_write(node, desired)) write_taints(node, *change, rv);
+  }
+
+  // apply_taints' write, for a caller that has computed the change.
+  void write_taints(const kube::Object& node, const pool::TaintChange& change, const std::string& rv) {
     std::string taints = "[";
-    for (const auto& t : change->taints) {
+    for (const auto& t : change.taints) {
       taints += (taints.size() > 1 ? "," : "") + std::string(R"({"key":)") + string_json(t.key) +
                 (t.value.empty() ? "" : R"(,"value":)" + string_json(t.value)) + R"(,"effect":)" + string_json(t.effect) + "}";
     }
     taints += "]";
-    const std::string annotation = change->recorded.empty() ? "null" : string_json(change->recorded);
+    const std::string annotation = change.recorded.empty() ? "null" : string_json(change.recorded);
     const std::string body = R"({"metadata":{"resourceVersion":)" + string_json(rv) +
                              R"(,"annotations":{")" + pool::kPoolTaintsAnnotation + R"(":)" + annotation +
                              R"(}},"spec":{"taints":)" + taints + "}}";
@@ -601,15 +610,21 @@ Result PoolReconciler::reconcile(const runtime::Request& request, std::stop_toke
   // after another (a first start writes both on every node).
   // Only those whose labels or taints differ: on most passes none, and no
   // writer thread starts.
-  std::vector<std::string> member_list;
+  struct MemberWrite {
+    const kube::Object* node;
+    bool labels;                               // labels to apply
+    std::optional<pool::TaintChange> taints;  // taints to write
+  };
+  std::vector<MemberWrite> member_writes;
   for (const auto& name : members) {
     const auto& node = *pass.nodes.at(name);
-    if (!pass.labels_hold(node, member_labels) || !pass.taints_hold(node, pool.spec.node_taints)) member_list.push_back(name);
+    MemberWrite w{&node, !pass.labels_hold(node, member_labels), pass.taints_to_write(node, pool.spec.node_taints)};
+    if (w.labels || w.taints) member_writes.push_back(std::move(w));
   }
-  common::for_each_parallel(member_list.size(), kWritesInFlight, [&](std::size_t i) {
-    const auto& node = *pass.nodes.at(member_list[i]);
-    const std::string rv = pass.apply_labels(node, member_labels);
-    pass.apply_taints(node, pool.spec.node_taints, rv);
+  common::for_each_parallel(member_writes.size(), kWritesInFlight, [&](std::size_t i) {
+    const MemberWrite& w = member_writes[i];
+    const std::string rv = w.labels ? pass.write_labels(*w.node, member_labels) : w.node->resource_version;
+    if (w.taints) pass.write_taints(*w.node, *w.taints, rv);
   });
   for (const auto& c : present_conflicts) {
     // Nobody acts on a node in a tie: whatever this pool had there goes, and
