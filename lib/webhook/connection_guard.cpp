@@ -13,6 +13,9 @@ struct ConnectionGuard::Connection {
   ConnectionGuard* guard = nullptr;
   int fd = -1;
   Clock::time_point deadline;  // guarded by guard->mu_; max(): none (a handler runs)
+  // Guarded by guard->mu_: when the last answer was written, while no byte
+  // of the next request has come; max() otherwise.
+  Clock::time_point idle_since = Clock::time_point::max();
   bool cut = false;            // guarded by guard->mu_
   // Touched only by the worker serving the connection (callbacks and hooks
   // all run on it): bytes of the application-data records received since the
@@ -56,7 +59,8 @@ int ConnectionGuard::ssl_index() {
   return index;
 }
 
-ConnectionGuard::ConnectionGuard(Limits limits) : limits_(limits) {
+ConnectionGuard::ConnectionGuard(Limits limits, std::function<std::size_t()> unserved)
+    : limits_(limits), unserved_(std::move(unserved)) {
   watchdog_ = std::thread([this] { watch(); });
 }
 
@@ -102,6 +106,11 @@ void ConnectionGuard::on_message(int write_p, int /*version*/, int content_type,
   if (h[0] != SSL3_RT_APPLICATION_DATA) return;
   Connection* c = connection_of(ssl);
   if (c == nullptr || !c->counting) return;
+  if (c->received == 0) {
+    // The first record of a request: the connection is no longer idle.
+    std::lock_guard lock(c->guard->mu_);
+    c->idle_since = Clock::time_point::max();
+  }
   c->received += 5 + ((std::size_t{h[3]} << 8) | h[4]);
   if (c->received > c->guard->limits_.max_header_bytes + kRecordSlack) {
     std::lock_guard lock(c->guard->mu_);
@@ -122,6 +131,7 @@ void ConnectionGuard::add(Connection* c) {
     std::lock_guard lock(mu_);
     c->deadline = Clock::now() + limits_.request_timeout;
     live_.insert(c);
+    woken_ = true;  // a new deadline
     if (refusing_) cut(c, "the server is stopping");
   }
   changed_.notify_all();
@@ -163,7 +173,11 @@ void ConnectionGuard::answered(const SSL* ssl) {
   c->counting = true;
   {
     std::lock_guard lock(mu_);
-    c->deadline = Clock::now() + limits_.idle_timeout + limits_.request_timeout;
+    const auto now = Clock::now();
+    c->deadline = now + limits_.idle_timeout + limits_.request_timeout;
+    c->idle_since = now;
+    woken_ = true;  // a new deadline
+    if (refusing_) end_idle(c);
   }
   changed_.notify_all();
 }
@@ -171,6 +185,17 @@ void ConnectionGuard::answered(const SSL* ssl) {
 void ConnectionGuard::refuse_new() {
   std::lock_guard lock(mu_);
   refusing_ = true;
+  for (Connection* c : live_) {
+    if (c->idle_since != Clock::time_point::max()) end_idle(c);
+  }
+}
+
+void ConnectionGuard::wake() {
+  {
+    std::lock_guard lock(mu_);
+    woken_ = true;
+  }
+  changed_.notify_all();
 }
 
 std::size_t ConnectionGuard::cut_count() const {
@@ -186,23 +211,43 @@ void ConnectionGuard::cut(Connection* c, const char* why) {
   spdlog::debug("webhook server: dropped a connection: {}", why);
 }
 
+void ConnectionGuard::end_idle(Connection* c) {
+  if (c->cut) return;
+  c->cut = true;
+  disconnect(c->fd);
+}
+
 void ConnectionGuard::watch() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
+    woken_ = false;
     const auto now = Clock::now();
     auto next = Clock::time_point::max();
+    Connection* idle_longest = nullptr;
     for (Connection* c : live_) {
       if (c->cut) continue;
       if (c->deadline <= now) {
         cut(c, "request not received in time");
-      } else {
-        next = std::min(next, c->deadline);
+        continue;
+      }
+      next = std::min(next, c->deadline);
+      if (c->idle_since != Clock::time_point::max() && (idle_longest == nullptr || c->idle_since < idle_longest->idle_since)) {
+        idle_longest = c;
       }
     }
+    if (const std::size_t waiting = unserved_ ? unserved_() : 0; waiting > 0) {
+      // Ending an idle connection races with a request the client may be
+      // sending on it, which then fails: only when another cannot be served.
+      if (idle_longest != nullptr) {
+        end_idle(idle_longest);
+        spdlog::debug("webhook server: ended an idle connection: {} waiting for a thread", waiting);
+      }
+      next = std::min(next, now + kUnservedRecheck);
+    }
     if (next == Clock::time_point::max()) {
-      changed_.wait(lock);
+      changed_.wait(lock, [&] { return woken_ || stopping_; });
     } else {
-      changed_.wait_until(lock, next);
+      changed_.wait_until(lock, next, [&] { return woken_ || stopping_; });
     }
   }
 }

@@ -11,6 +11,12 @@
 //   - A budget: the request line and headers may take max_header_bytes (plus
 //     one TLS record's worth of slack); the body is bounded by Content-Length,
 //     which TlsServer checks before any of it is read.
+//   - Idle kept-alive connections (answered, no byte of a next request yet)
+//     give way: while a connection waits for a thread (`unserved`, from the
+//     worker pool) the one idle longest is ended, every kUnservedRecheck, and
+//     once the server stops refusing new ones every idle one is ended, so
+//     neither waits out a keep-alive timeout that is long on purpose
+//     (tls_server.h).
 //
 // Hooked in through OpenSSL, as httplib leaves no other way: the SSL_CTX's
 // info callback registers each connection when its handshake starts, the
@@ -26,6 +32,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -42,7 +49,12 @@ class ConnectionGuard {
     std::size_t max_header_bytes;
   };
 
-  explicit ConnectionGuard(Limits limits);
+  // How often, while connections wait for a thread, one more idle
+  // connection is ended (the thread freed by the last takes a moment).
+  static constexpr std::chrono::milliseconds kUnservedRecheck{50};
+
+  // `unserved`: how many accepted connections wait with no thread free.
+  ConnectionGuard(Limits limits, std::function<std::size_t()> unserved);
   ~ConnectionGuard();  // after every connection is gone (the server has stopped)
   ConnectionGuard(const ConnectionGuard&) = delete;
   ConnectionGuard& operator=(const ConnectionGuard&) = delete;
@@ -58,8 +70,12 @@ class ConnectionGuard {
   // refused, else the next request's deadline and budget start.
   void answered(const SSL* ssl);
 
-  // Connections whose handshake starts from now on are cut at once (stop()).
+  // Connections whose handshake starts from now on are cut at once, and
+  // idle ones are ended now or once answered (stop()).
   void refuse_new();
+
+  // A connection has started waiting for a thread: look at `unserved` now.
+  void wake();
 
   // Connections cut so far, for tests and logs.
   std::size_t cut_count() const;
@@ -79,14 +95,17 @@ class ConnectionGuard {
   void add(Connection* c);
   void remove(Connection* c);
   void cut(Connection* c, const char* why);  // with mu_ held
+  void end_idle(Connection* c);              // with mu_ held; not counted as a cut
   void watch();
 
   const Limits limits_;
+  const std::function<std::size_t()> unserved_;
   mutable std::mutex mu_;
   std::condition_variable changed_;
   std::set<Connection*> live_;  // guarded by mu_
   bool refusing_ = false;       // guarded by mu_
   bool stopping_ = false;       // guarded by mu_
+  bool woken_ = false;          // guarded by mu_: wake() since the watchdog last looked
   std::size_t cuts_ = 0;        // guarded by mu_
   std::thread watchdog_;
 };

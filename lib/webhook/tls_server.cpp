@@ -33,6 +33,7 @@ namespace {
 // server); TLS 1.3's suites are all acceptable and left at OpenSSL's default.
 constexpr const char* kTls12Ciphers = "ECDHE+AESGCM:ECDHE+CHACHA20";
 constexpr const char* kPlainText = "text/plain; charset=utf-8";
+constexpr std::size_t kRequestsPerConnection = 1000;
 
 struct Credentials {
   detail::X509Ptr cert;
@@ -76,13 +77,16 @@ detail::ConnectionGuard::Limits limits_of(const TlsServerOptions& o) {
 }  // namespace
 
 struct TlsServer::Impl {
-  explicit Impl(TlsServerOptions o) : options(std::move(o)), guard(limits_of(options)) {}
+  explicit Impl(TlsServerOptions o)
+      : options(std::move(o)), guard(limits_of(options), [gate = queue_gate] { return gate->unserved.load(); }) {
+    queue_gate->on_unserved = [this] { guard.wake(); };
+  }
 
   TlsServerOptions options;
   std::string address;  // host:port as configured, for messages
+  std::shared_ptr<detail::QueueGate> queue_gate = std::make_shared<detail::QueueGate>();
   // Declared before the server, whose SSL_CTX calls into it: destroyed after.
   detail::ConnectionGuard guard;
-  std::shared_ptr<detail::QueueGate> queue_gate = std::make_shared<detail::QueueGate>();
 
   mutable std::mutex credentials_mu;
   std::shared_ptr<const Credentials> credentials;  // never null
@@ -119,6 +123,8 @@ struct TlsServer::Impl {
 
   bool configure(SSL_CTX& ctx) {
     SSL_CTX_set_options(&ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+    // An idle kept-alive connection holds no record buffers.
+    SSL_CTX_set_mode(&ctx, SSL_MODE_RELEASE_BUFFERS);
     if (SSL_CTX_set_min_proto_version(&ctx, TLS1_2_VERSION) != 1) return false;
     if (SSL_CTX_set_cipher_list(&ctx, kTls12Ciphers) != 1) return false;
     SSL_CTX_set_cert_cb(&ctx, &Impl::select_certificate, this);
@@ -196,6 +202,9 @@ TlsServer::TlsServer(TlsServerOptions options, std::string_view cert_pem, std::s
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
   server.set_keep_alive_timeout(impl.options.keep_alive_timeout.count());
+  // httplib's default of 5 would make kube-apiserver handshake again every
+  // 5 admissions (the last is answered with "Connection: close", which is safe).
+  server.set_keep_alive_max_count(kRequestsPerConnection);
   server.set_read_timeout(impl.options.io_timeout.count(), 0);
   server.set_write_timeout(impl.options.io_timeout.count(), 0);
   server.set_payload_max_length(impl.options.max_request_bytes);

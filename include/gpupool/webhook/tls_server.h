@@ -60,9 +60,12 @@ struct TlsServerOptions {
   std::string host = "0.0.0.0";  // an IP address to bind ("::" for all IPv6)
   int port = 9443;               // 0: the kernel picks a free port (see port())
   // Connections served at once, one thread each (at least 1). A connection
-  // holds its thread from the handshake until it closes, so this bounds what
-  // slow clients can hold: each for about request_timeout per request.
-  std::size_t worker_threads = 8;
+  // holds its thread from the handshake until it closes, kept alive or not,
+  // so this bounds what slow clients can hold: each for about
+  // request_timeout per request. Threads start as connections come and end
+  // after 30 s with nothing to do. With every thread taken, a new connection
+  // ends the connection idle longest (see keep_alive_timeout).
+  std::size_t worker_threads = 64;
   // Accepted connections waiting for a thread (at least 1); beyond this the
   // server stops accepting until one is taken, so a flood of connections
   // cannot use up the process's file descriptors. kube-apiserver opens a few
@@ -82,9 +85,15 @@ struct TlsServerOptions {
   // gives a webhook call 10 s by default (30 s at most) and sends a request
   // at once. The time a handler takes does not count.
   std::chrono::milliseconds request_timeout{std::chrono::seconds(10)};
-  // An idle kept-alive connection is closed after this; stop() waits at most
-  // this long for one.
-  std::chrono::seconds keep_alive_timeout{5};
+  // An idle kept-alive connection is closed after this. Longer than
+  // kube-apiserver keeps an idle connection to a webhook (client-go's 90 s),
+  // so the client closes first: a server closing it first races with a
+  // request the client sends on it at that moment, which kube-apiserver does
+  // not retry (a POST) and refuses with a 500 "broken pipe" or EOF (as Go
+  // webhook servers, which never close idle connections, leave it to the
+  // client). Idle connections are still ended when a new connection would
+  // otherwise wait for a thread, and at stop().
+  std::chrono::seconds keep_alive_timeout{120};
   // A handshake, read or write making no progress this long is abandoned.
   std::chrono::seconds io_timeout{10};
 };
@@ -108,10 +117,10 @@ class TlsServer {
   // accepted. Once per server.
   void start();
 
-  // Stops accepting at once, lets requests in progress finish, and joins the
-  // server's threads (waiting at most keep_alive_timeout for idle connections,
-  // request_timeout for stalled ones). Connections accepted but not yet
-  // started are dropped. Idempotent.
+  // Stops accepting at once, lets requests in progress finish, ends idle
+  // connections, and joins the server's threads (waiting at most
+  // request_timeout for stalled connections). Connections accepted but not
+  // yet started are dropped. Idempotent.
   void stop();
 
   // Replaces the certificate for new handshakes. Throws CertificateError, and
