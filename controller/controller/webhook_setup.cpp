@@ -15,6 +15,7 @@
 #include "gpupool/kube/resource.h"
 #include "gpupool/api/duration.h"
 #include "gpupool/common/rfc3339.h"
+#include "gpupool/metrics/registry.h"
 
 namespace gpupool::controller {
 namespace {
@@ -155,6 +156,11 @@ WebhookServer::WebhookServer(kube::Client& client, WebhookOptions options) : cli
   const auto colon = options_.bind_address.rfind(':');
   so.host = colon == std::string::npos || colon == 0 ? "0.0.0.0" : options_.bind_address.substr(0, colon);
   so.port = std::stoi(colon == std::string::npos ? options_.bind_address : options_.bind_address.substr(colon + 1));
+  so.on_connection = [&accepted = metrics::default_registry()
+                                      .counter("gpupool_webhook_connections_total",
+                                               "Connections the admission webhook server accepted (kube-apiserver "
+                                               "keeps its connections: a steady climb means they are not reused)")
+                                      .with({})] { accepted.inc(); };
   server_ = std::make_unique<webhook::TlsServer>(so, current->bundle.cert_pem, current->bundle.key_pem);
   serve(*current);
   admission::ValidatingOptions vo;

@@ -80,6 +80,7 @@ struct TlsServer::Impl {
   explicit Impl(TlsServerOptions o)
       : options(std::move(o)), guard(limits_of(options), [gate = queue_gate] { return gate->unserved.load(); }) {
     queue_gate->on_unserved = [this] { guard.wake(); };
+    queue_gate->on_accepted = options.on_connection;
   }
 
   TlsServerOptions options;

@@ -43,6 +43,8 @@ struct QueueGate {
   // Called (without mu) when a connection starts waiting with no thread free.
   // Set before the server starts.
   std::function<void()> on_unserved;
+  // Called (without mu) for each connection accepted. Set before the server starts.
+  std::function<void()> on_accepted;
 
   void open_for_stop() {
     {
@@ -73,6 +75,7 @@ class WorkerPool final : public httplib::TaskQueue {
       join_finished();
     }
     work_.notify_one();
+    if (gate_->on_accepted) gate_->on_accepted();
     if (unserved && gate_->on_unserved) gate_->on_unserved();
   }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <thread>
 
 #include "support/fleet_fixture.h"
 
@@ -55,6 +56,37 @@ TEST_F(WebhookTest, KubectlApplyRefusesAnInvalidPoolWithTheMessageValidatePrints
   EXPECT_EQ(str(client_->get(kube::ResourceRef{kube::core::secrets(), "gpupool-system", "gpupool-webhook-tls", ""}),
                 {"data", "ca.crt"}),
             ca);
+}
+
+// kube-apiserver keeps its connection to the webhook between reviews (its
+// client drops idle ones after 90 s): after an idle gap longer than the 5 s
+// the server used to keep one, the next reviews go over the same connection,
+// which the controller's connection count shows. A server closing it first
+// raced with a review sent at that moment, and kube-apiserver refused that
+// request with a 500 ("write: broken pipe").
+TEST_F(WebhookTest, TheApiServersConnectionOutlivesAnIdleGap) {
+  const int metrics_port = free_port();
+  ASSERT_GT(metrics_port, 0);
+  start_controller_with_webhook({"--metrics-bind-address=127.0.0.1:" + std::to_string(metrics_port)});
+  const auto refused = [&] {
+    std::string out;
+    cluster().kubectl({"apply", "--dry-run=server", "-f", kInvalidPoolFile}, &out);
+    return out.find("denied the request") != std::string::npos;
+  };
+  ASSERT_TRUE(testenv::wait_until(refused, 60s)) << log_tail("controller.log");
+  const auto connections = [&]() -> long {
+    const auto r = testenv::run_command("curl", {"-sf", "http://127.0.0.1:" + std::to_string(metrics_port) + "/metrics"});
+    const std::string name = "\ngpupool_webhook_connections_total ";
+    const auto at = r.out.find(name);
+    return r.status != 0 || at == std::string::npos ? -1 : std::stol(r.out.substr(at + name.size()));
+  };
+  const long before = connections();
+  ASSERT_GE(before, 1);
+
+  // The idle gap is what is tested, not a wait for something to happen.
+  std::this_thread::sleep_for(7s);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(refused()) << i;
+  EXPECT_EQ(connections(), before) << "the API server had to connect again";
 }
 
 }  // namespace

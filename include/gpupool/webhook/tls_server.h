@@ -96,6 +96,10 @@ struct TlsServerOptions {
   std::chrono::seconds keep_alive_timeout{120};
   // A handshake, read or write making no progress this long is abandoned.
   std::chrono::seconds io_timeout{10};
+  // Called for each connection accepted (on the accepting thread; quick and
+  // thread-safe), e.g. a counter: clients that reuse their connections, as
+  // kube-apiserver does, make it climb only as they open more.
+  std::function<void()> on_connection;
 };
 
 class TlsServer {

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -76,12 +77,15 @@ std::size_t threads_of_this_process() {
 class WebhookTlsServerKeepAliveTest : public ::testing::Test {
  protected:
   void start(std::size_t threads) {
-    server_ = std::make_unique<TlsServer>(kept_alive(threads), bundle_.cert_pem, bundle_.key_pem);
+    TlsServerOptions options = kept_alive(threads);
+    options.on_connection = [this] { accepted_.fetch_add(1); };
+    server_ = std::make_unique<TlsServer>(options, bundle_.cert_pem, bundle_.key_pem);
     server_->handle_post("/validate", ok);
     server_->start();
   }
 
   const CertificateBundle bundle_ = generate_bundle(kNames);
+  std::atomic<int> accepted_{0};  // declared before the server: outlives its threads
   std::unique_ptr<TlsServer> server_;
 };
 
@@ -102,6 +106,7 @@ TEST_F(WebhookTlsServerKeepAliveTest, ManyRequestsGoOverOneConnection) {
   }
   // httplib's default closes a connection every 5 requests.
   EXPECT_EQ(connections, 1);
+  EXPECT_EQ(accepted_.load(), 1);
 }
 
 // Two threads, both held by idle kept-alive connections: a third connection
