@@ -165,8 +165,7 @@ void ConnectionGuard::answered(const SSL* ssl) {
   if (c->close_after_answer) {
     // The answer has been sent; the body after the headers is never read.
     std::lock_guard lock(mu_);
-    if (!c->cut) disconnect(c->fd);
-    c->cut = true;  // not counted: it was answered
+    end_connection(c);  // not counted as a cut: it was answered
     return;
   }
   c->received = 0;
@@ -177,7 +176,7 @@ void ConnectionGuard::answered(const SSL* ssl) {
     c->deadline = now + limits_.idle_timeout + limits_.request_timeout;
     c->idle_since = now;
     woken_ = true;  // a new deadline
-    if (refusing_) end_idle(c);
+    if (refusing_) end_connection(c);
   }
   changed_.notify_all();
 }
@@ -186,7 +185,7 @@ void ConnectionGuard::refuse_new() {
   std::lock_guard lock(mu_);
   refusing_ = true;
   for (Connection* c : live_) {
-    if (c->idle_since != Clock::time_point::max()) end_idle(c);
+    if (c->idle_since != Clock::time_point::max()) end_connection(c);
   }
 }
 
@@ -205,13 +204,12 @@ std::size_t ConnectionGuard::cut_count() const {
 
 void ConnectionGuard::cut(Connection* c, const char* why) {
   if (c->cut) return;
-  c->cut = true;
+  end_connection(c);
   ++cuts_;
-  disconnect(c->fd);
   spdlog::debug("webhook server: dropped a connection: {}", why);
 }
 
-void ConnectionGuard::end_idle(Connection* c) {
+void ConnectionGuard::end_connection(Connection* c) {
   if (c->cut) return;
   c->cut = true;
   disconnect(c->fd);
@@ -239,7 +237,7 @@ void ConnectionGuard::watch() {
       // Ending an idle connection races with a request the client may be
       // sending on it, which then fails: only when another cannot be served.
       if (idle_longest != nullptr) {
-        end_idle(idle_longest);
+        end_connection(idle_longest);
         spdlog::debug("webhook server: ended an idle connection: {} waiting for a thread", waiting);
       }
       next = std::min(next, now + kUnservedRecheck);

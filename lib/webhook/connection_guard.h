@@ -13,8 +13,8 @@
 //     which TlsServer checks before any of it is read.
 //   - Idle kept-alive connections (answered, no byte of a next request yet)
 //     give way: while a connection waits for a thread (`unserved`, from the
-//     worker pool) the one idle longest is ended, every kUnservedRecheck, and
-//     once the server stops refusing new ones every idle one is ended, so
+//     worker pool) the one idle longest is ended, every kUnservedRecheck; and
+//     from refuse_new() (the server stopping) every idle one is ended, so
 //     neither waits out a keep-alive timeout that is long on purpose
 //     (tls_server.h).
 //
@@ -95,7 +95,7 @@ class ConnectionGuard {
   void add(Connection* c);
   void remove(Connection* c);
   void cut(Connection* c, const char* why);  // with mu_ held
-  void end_idle(Connection* c);              // with mu_ held; not counted as a cut
+  void end_connection(Connection* c);        // with mu_ held: ends it (once), not counted as a cut
   void watch();
 
   const Limits limits_;
