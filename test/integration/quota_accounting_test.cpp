@@ -243,6 +243,7 @@ TEST_F(QuotaAccountingTest, UsageAfterTenThousandRandomPodChangesEqualsAFullReco
     std::string ns, name;
     bool exists = false;
     std::string phase;  // as last set here
+    std::chrono::steady_clock::time_point created;  // by its last create here
   };
   std::vector<Slot> slots(kSlots);
   {
@@ -273,17 +274,27 @@ TEST_F(QuotaAccountingTest, UsageAfterTenThousandRandomPodChangesEqualsAFullReco
         for (int k = 0; k < count; ++k) {
           Slot& s = *mine[std::uniform_int_distribution<std::size_t>(0, mine.size() - 1)(rng)];
           const kube::ResourceRef ref{kube::core::pods(), s.ns, s.name, ""};
+          // For an unexpected error: what was asked, and how long after this pod's create.
+          std::string op = "create";
+          const auto describe = [&](const char* error) {
+            return s.ns + "/" + s.name + ": " + op + " (" + s.phase + ", " +
+                   std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::steady_clock::now() - s.created).count()) +
+                   " ms after its create): " + error;
+          };
           try {
             if (!s.exists) {
               ++tally.ops["create"];
               c.create(ref.with_name(""), maker.pod(s.ns, s.name, tally.kinds));
               s.exists = true;
               s.phase = "Pending";
+              s.created = std::chrono::steady_clock::now();
             } else if (maker.chance(0.6)) {
               static constexpr const char* kPhases[] = {"Running", "Running", "Running", "Running", "Succeeded",
                                                         "Succeeded", "Failed", "Failed", "Failed", "Pending"};
               const std::string to = kPhases[maker.between(0, 9)];
               ++tally.ops["phase"];
+              op = "phase to " + to;
               try {
                 c.patch(ref.with_subresource("status"), kube::PatchType::MergePatch,
                         R"({"status":{"phase":")" + to + "\"}}");
@@ -295,15 +306,16 @@ TEST_F(QuotaAccountingTest, UsageAfterTenThousandRandomPodChangesEqualsAFullReco
               }
             } else {
               ++tally.ops["delete"];
+              op = "delete";
               c.remove(ref, now);
               s.exists = false;
             }
           } catch (const kube::ApiError& e) {
             if (e.is_already_exists()) s.exists = true;
             if (e.is_not_found()) s.exists = false;
-            tally.unexpected.push_back(s.ns + "/" + s.name + ": " + e.what());
+            tally.unexpected.push_back(describe(e.what()));
           } catch (const std::exception& e) {
-            tally.unexpected.push_back(s.ns + "/" + s.name + ": " + e.what());
+            tally.unexpected.push_back(describe(e.what()));
           }
         }
       });
